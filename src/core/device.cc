@@ -1,0 +1,186 @@
+// Devices, Compile and Execute: the thin layer that validates once, plans once, checks bindings and
+// hands the plan to a backend.
+#include <thread>
+
+#include "core/backend.h"
+#include "core/device_state.h"
+#include "core/plan.h"
+#include "core/validate.h"
+#include "cpu/cpu_backend.h"
+#include "cuda/cuda_backend.h"
+
+namespace eltwise {
+namespace internal {
+
+Device DeviceState::MakeDevice(DeviceState state) {
+  return Device(std::make_shared<const DeviceState>(std::move(state)));
+}
+
+CompiledOperator CompiledState::MakeCompiled(CompiledState state) {
+  return CompiledOperator(std::make_shared<const CompiledState>(std::move(state)));
+}
+
+}  // namespace internal
+
+namespace {
+
+Status CheckFeatureLevel(FeatureLevel level) {
+  for (FeatureLevel known : AllFeatureLevels()) {
+    if (known == level) return Status::Ok();
+  }
+  return InvalidArgument("feature_level " + std::to_string(static_cast<uint32_t>(level)) +
+                         " is not a DirectML feature level nor extended");
+}
+
+std::string Hex(const void* p) {
+  char buffer[32];
+  snprintf(buffer, sizeof buffer, "%p", p);
+  return buffer;
+}
+
+Status CheckBinding(const void* data, uint64_t size, uint64_t required, uint32_t alignment,
+                    FeatureLevel level, const char* field) {
+  const std::string f = field;
+  if (data == nullptr) return InvalidArgument(f + " binding is null");
+  if (size < required) {
+    return InvalidArgument(f + " binding has " + std::to_string(size) + " bytes; " + f +
+                           ".total_tensor_size_in_bytes requires at least " +
+                           std::to_string(required));
+  }
+  if (reinterpret_cast<uintptr_t>(data) % alignment != 0) {
+    return InvalidArgument(
+        f + " binding address " + Hex(data) + " is not aligned to " + std::to_string(alignment) +
+        " bytes" +
+        (level == FeatureLevel::kExtended
+             ? " (" + f + ".guaranteed_base_offset_alignment)"
+             : " (DirectML requires 16-byte aligned buffers, or the guaranteed alignment)"));
+  }
+  return Status::Ok();
+}
+
+const TensorDesc& InputOf(const OperatorDesc& desc) {
+  return std::visit([](const auto& d) -> const TensorDesc& { return d.input; }, desc);
+}
+const TensorDesc& OutputOf(const OperatorDesc& desc) {
+  return std::visit([](const auto& d) -> const TensorDesc& { return d.output; }, desc);
+}
+
+}  // namespace
+
+Expected<Device> Device::Cpu(CpuOptions options) {
+  if (Status s = CheckFeatureLevel(options.feature_level); !s.ok()) return s;
+  if (options.threads < 0) {
+    return InvalidArgument("threads is " + std::to_string(options.threads) +
+                           "; it must be 0 (all hardware threads) or positive");
+  }
+  internal::DeviceState state;
+  state.kind = DeviceKind::kCpu;
+  state.feature_level = options.feature_level;
+  state.threads = options.threads != 0
+                      ? options.threads
+                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  state.description = "cpu (" + std::to_string(state.threads) + " threads)";
+  state.backend = &CpuBackend();
+  return internal::DeviceState::MakeDevice(std::move(state));
+}
+
+Expected<Device> Device::Cuda(CudaOptions options) {
+  if (Status s = CheckFeatureLevel(options.feature_level); !s.ok()) return s;
+  internal::DeviceState state;
+  state.kind = DeviceKind::kCuda;
+  state.feature_level = options.feature_level;
+  state.threads = 1;
+  state.cuda_ordinal = options.ordinal;
+  state.cuda_stream = options.stream;
+  Expected<const Backend*> backend = CudaBackend(options.ordinal, &state.description);
+  if (!backend.ok()) return backend.status();
+  state.backend = *backend;
+  return internal::DeviceState::MakeDevice(std::move(state));
+}
+
+DeviceKind Device::kind() const { return state_->kind; }
+FeatureLevel Device::feature_level() const { return state_->feature_level; }
+int Device::threads() const { return state_->threads; }
+std::string Device::description() const { return state_->description; }
+
+const OperatorDesc& CompiledOperator::desc() const { return state_->desc; }
+const Device& CompiledOperator::device() const { return state_->device; }
+
+Expected<CompiledOperator> Compile(const Device& device, const OperatorDesc& desc) {
+  const FeatureLevel level = device.feature_level();
+  if (Status s = Validate(level, desc); !s.ok()) return s;
+  const TensorDesc& input = InputOf(desc);
+  const TensorDesc& output = OutputOf(desc);
+  const Function function =
+      std::holds_alternative<SignDesc>(desc)
+          ? SignFunction(std::get<SignDesc>(desc).nan)
+          : RoundFunction(std::get<RoundDesc>(desc).mode, input.type);
+  internal::CompiledState state{
+      device, desc,
+      MakePlan(function, input, output, RequiredBindingAlignment(level, input),
+               RequiredBindingAlignment(level, output))};
+  return internal::CompiledState::MakeCompiled(std::move(state));
+}
+
+Status CompiledOperator::Execute(ConstBinding input, Binding output) const {
+  const Plan& plan = state_->plan;
+  if (plan.layout == Layout::kEmpty) return Status::Ok();
+  const FeatureLevel level = state_->device.feature_level();
+  if (Status s = CheckBinding(input.data, input.size_in_bytes, plan.input_required_bytes,
+                              plan.input_alignment, level, "input");
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = CheckBinding(output.data, output.size_in_bytes, plan.output_required_bytes,
+                              plan.output_alignment, level, "output");
+      !s.ok()) {
+    return s;
+  }
+  const auto* in = static_cast<const std::byte*>(input.data);
+  auto* out = static_cast<std::byte*>(output.data);
+  const internal::DeviceState& device = state_->device.state();
+  return device.backend->Run(device, plan, in, out, Classify(plan, in, out));
+}
+
+Status Execute(const Device& device, const OperatorDesc& desc, ConstBinding input,
+               Binding output) {
+  Expected<CompiledOperator> compiled = Compile(device, desc);
+  if (!compiled.ok()) return compiled.status();
+  return compiled->Execute(input, output);
+}
+
+namespace {
+
+const Device& DefaultCpuDevice() {
+  static const Device device = *Device::Cpu();
+  return device;
+}
+
+Status RunPacked(const OperatorDesc& desc, uint64_t count, const void* input, void* output) {
+  const uint64_t bytes = count * ElementSize(InputOf(desc).type);
+  return Execute(DefaultCpuDevice(), desc, ConstBinding{input, bytes}, Binding{output, bytes});
+}
+
+TensorDesc PackedVector(DataType type, uint64_t count) {
+  TensorDesc t;
+  t.type = type;
+  t.sizes = {count};
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(count, static_cast<uint64_t>(ElementSize(type)), &bytes)) bytes = 0;
+  t.total_tensor_size_in_bytes = bytes;
+  return t;
+}
+
+}  // namespace
+
+Status Sign(DataType type, uint64_t count, const void* input, void* output, NanPolicy nan) {
+  const TensorDesc t = PackedVector(type, count);
+  return RunPacked(SignDesc{t, t, nan}, count, input, output);
+}
+
+Status Round(DataType type, uint64_t count, const void* input, void* output, RoundingMode mode) {
+  const TensorDesc t = PackedVector(type, count);
+  return RunPacked(RoundDesc{t, t, mode}, count, input, output);
+}
+
+}  // namespace eltwise

@@ -1,0 +1,121 @@
+// The feature-level support tables (DESIGN.md section 2). Validation and the Supports queries both
+// read these functions, so the table the validator enforces is the table `eltwise info` prints.
+#include <array>
+#include <string>
+
+#include "core/levels.h"
+#include "eltwise/feature_level.h"
+
+namespace eltwise {
+namespace {
+
+constexpr std::array<FeatureLevel, 16> kAllLevels = {
+    FeatureLevel::k1_0, FeatureLevel::k2_0, FeatureLevel::k2_1, FeatureLevel::k3_0,
+    FeatureLevel::k3_1, FeatureLevel::k4_0, FeatureLevel::k4_1, FeatureLevel::k5_0,
+    FeatureLevel::k5_1, FeatureLevel::k5_2, FeatureLevel::k6_0, FeatureLevel::k6_1,
+    FeatureLevel::k6_2, FeatureLevel::k6_3, FeatureLevel::k6_4, FeatureLevel::kExtended};
+
+constexpr bool AtLeast(FeatureLevel level, FeatureLevel minimum) {
+  return static_cast<uint32_t>(level) >= static_cast<uint32_t>(minimum);
+}
+
+}  // namespace
+
+std::span<const FeatureLevel> AllFeatureLevels() { return kAllLevels; }
+
+std::string_view Name(FeatureLevel level) {
+  switch (level) {
+    case FeatureLevel::k1_0: return "1_0";
+    case FeatureLevel::k2_0: return "2_0";
+    case FeatureLevel::k2_1: return "2_1";
+    case FeatureLevel::k3_0: return "3_0";
+    case FeatureLevel::k3_1: return "3_1";
+    case FeatureLevel::k4_0: return "4_0";
+    case FeatureLevel::k4_1: return "4_1";
+    case FeatureLevel::k5_0: return "5_0";
+    case FeatureLevel::k5_1: return "5_1";
+    case FeatureLevel::k5_2: return "5_2";
+    case FeatureLevel::k6_0: return "6_0";
+    case FeatureLevel::k6_1: return "6_1";
+    case FeatureLevel::k6_2: return "6_2";
+    case FeatureLevel::k6_3: return "6_3";
+    case FeatureLevel::k6_4: return "6_4";
+    case FeatureLevel::kExtended: return "extended";
+  }
+  return "invalid";
+}
+
+std::optional<FeatureLevel> ParseFeatureLevel(std::string_view name) {
+  constexpr std::string_view kPrefix = "DML_FEATURE_LEVEL_";
+  if (name.substr(0, kPrefix.size()) == kPrefix) name.remove_prefix(kPrefix.size());
+  std::string normalized(name);
+  for (char& c : normalized) {
+    if (c == '.') c = '_';
+  }
+  for (FeatureLevel level : kAllLevels) {
+    if (normalized == Name(level)) return level;
+  }
+  return std::nullopt;
+}
+
+bool IsKnownFeatureLevel(FeatureLevel level) {
+  for (FeatureLevel known : kAllLevels) {
+    if (known == level) return true;
+  }
+  return false;
+}
+
+std::optional<FeatureLevel> MinimumLevel(Op op) {
+  return op == Op::kSign ? FeatureLevel::k2_0 : FeatureLevel::k2_1;
+}
+
+RankRange SupportedRanks(FeatureLevel level, Op op) {
+  if (level == FeatureLevel::kExtended) return {0, kMaxRank};
+  if (!AtLeast(level, *MinimumLevel(op))) return {1, 0};  // empty
+  if (!AtLeast(level, FeatureLevel::k3_0)) return {4, 4};
+  return {1, kMaxRank};
+}
+
+bool SupportsType(FeatureLevel level, Op op, DataType type) {
+  if (level == FeatureLevel::kExtended) return true;
+  if (!AtLeast(level, *MinimumLevel(op))) return false;
+  if (type == DataType::kFloat32 || type == DataType::kFloat16) return true;
+  if (op == Op::kRound) return false;
+  switch (type) {
+    case DataType::kInt8:
+    case DataType::kInt16:
+    case DataType::kInt32:
+    case DataType::kUInt8:
+    case DataType::kUInt16:
+    case DataType::kUInt32:
+      return AtLeast(level, FeatureLevel::k2_1);
+    case DataType::kInt64:
+    case DataType::kUInt64:
+      return AtLeast(level, FeatureLevel::k4_1);
+    default:
+      return false;
+  }
+}
+
+bool Supports(FeatureLevel level, Op op, DataType type, int rank) {
+  const RankRange ranks = SupportedRanks(level, op);
+  return IsKnownFeatureLevel(level) && SupportsType(level, op, type) && rank >= ranks.min &&
+         rank <= ranks.max;
+}
+
+bool Supports(FeatureLevel level, RoundingMode mode) {
+  if (!IsKnownFeatureLevel(level) || !AtLeast(level, *MinimumLevel(Op::kRound))) return false;
+  if (static_cast<int>(mode) >= kRoundingModeCount) return false;
+  return level == FeatureLevel::kExtended || static_cast<int>(mode) <= 2;
+}
+
+std::optional<FeatureLevel> HighestSupported(std::span<const FeatureLevel> requested) {
+  std::optional<FeatureLevel> best;
+  for (FeatureLevel level : requested) {
+    if (!IsKnownFeatureLevel(level)) continue;
+    if (!best || AtLeast(level, *best)) best = level;
+  }
+  return best;
+}
+
+}  // namespace eltwise

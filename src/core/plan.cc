@@ -1,0 +1,123 @@
+// Layout planning: simplify the iteration space once so backends see the fewest, longest loops.
+#include "core/plan.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace eltwise {
+namespace {
+
+struct Dim {
+  uint64_t size;
+  int64_t in;
+  int64_t out;
+};
+
+// Byte offset of element (0,...,0) from the lowest addressed byte (non-zero for negative strides).
+uint64_t FirstElementOffset(const std::vector<uint64_t>& sizes, const std::vector<int64_t>& strides,
+                            uint64_t element_size) {
+  uint64_t offset = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (strides[i] < 0) offset += (sizes[i] - 1) * (uint64_t{0} - static_cast<uint64_t>(strides[i]));
+  }
+  return offset * element_size;
+}
+
+}  // namespace
+
+Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
+              uint32_t input_alignment, uint32_t output_alignment) {
+  Plan plan;
+  plan.function = function;
+  plan.type = input.type;
+  plan.element_size = static_cast<uint32_t>(ElementSize(input.type));
+  plan.input_required_bytes = input.total_tensor_size_in_bytes;
+  plan.output_required_bytes = output.total_tensor_size_in_bytes;
+  plan.input_alignment = input_alignment;
+  plan.output_alignment = output_alignment;
+  plan.element_count = 1;
+  for (uint64_t s : input.sizes) plan.element_count *= s;
+  if (plan.element_count == 0) {
+    plan.layout = Layout::kEmpty;
+    return plan;
+  }
+  const std::vector<int64_t> in_strides = input.strides.value_or(PackedStrides(input.sizes));
+  const std::vector<int64_t> out_strides = output.strides.value_or(PackedStrides(output.sizes));
+  const uint64_t esize = plan.element_size;
+  plan.input_span = *SpanInBytes(input.type, input.sizes, in_strides);
+  plan.output_span = *SpanInBytes(output.type, output.sizes, out_strides);
+  int64_t in_offset = static_cast<int64_t>(FirstElementOffset(input.sizes, in_strides, esize));
+  int64_t out_offset = static_cast<int64_t>(FirstElementOffset(output.sizes, out_strides, esize));
+
+  // Drop size-1 dims; make output strides positive by walking negative-stride dims from their far
+  // end (which moves the first element, not the set of addresses).
+  std::vector<Dim> dims;
+  for (size_t i = 0; i < input.sizes.size(); ++i) {
+    if (input.sizes[i] == 1) continue;
+    Dim d{input.sizes[i], in_strides[i], out_strides[i]};
+    if (d.out < 0) {
+      const int64_t last = static_cast<int64_t>(d.size - 1);
+      in_offset += last * d.in * static_cast<int64_t>(esize);
+      out_offset += last * d.out * static_cast<int64_t>(esize);
+      d.in = -d.in;
+      d.out = -d.out;
+    }
+    dims.push_back(d);
+  }
+  // Innermost (smallest output stride) last; ties broken by input stride.
+  std::stable_sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) {
+    if (a.out != b.out) return a.out > b.out;
+    return std::abs(a.in) > std::abs(b.in);
+  });
+  // Merge an outer dim into the inner one when both tensors step through them contiguously.
+  std::vector<Dim> result;
+  for (size_t i = dims.size(); i-- > 0;) {  // innermost first
+    const Dim& d = dims[i];
+    if (!result.empty()) {
+      Dim& inner = result.back();
+      if (d.out == inner.out * static_cast<int64_t>(inner.size) &&
+          d.in == inner.in * static_cast<int64_t>(inner.size)) {
+        inner.size *= d.size;
+        continue;
+      }
+    }
+    result.push_back(d);
+  }
+  std::reverse(result.begin(), result.end());  // outermost first
+
+  plan.rank = static_cast<int>(result.size());
+  for (int i = 0; i < plan.rank; ++i) {
+    plan.sizes[i] = result[i].size;
+    plan.input_strides[i] = result[i].in;
+    plan.output_strides[i] = result[i].out;
+  }
+  plan.input_offset = static_cast<uint64_t>(in_offset);
+  plan.output_offset = static_cast<uint64_t>(out_offset);
+
+  const bool input_broadcast =
+      std::all_of(result.begin(), result.end(), [](const Dim& d) { return d.in == 0; });
+  if (plan.rank == 0 || (plan.rank == 1 && result[0].in == 1 && result[0].out == 1)) {
+    plan.layout = Layout::kContiguous;
+  } else if (input_broadcast) {
+    plan.layout = Layout::kBroadcast;
+  } else {
+    plan.layout = Layout::kStrided;
+  }
+  return plan;
+}
+
+Aliasing Classify(const Plan& plan, const std::byte* input, const std::byte* output) {
+  if (plan.layout == Layout::kEmpty) return Aliasing::kDisjoint;
+  const auto in_lo = reinterpret_cast<uintptr_t>(input);
+  const auto out_lo = reinterpret_cast<uintptr_t>(output);
+  if (in_lo + plan.input_span <= out_lo || out_lo + plan.output_span <= in_lo) {
+    return Aliasing::kDisjoint;
+  }
+  bool same_walk = in_lo + plan.input_offset == out_lo + plan.output_offset;
+  for (int i = 0; same_walk && i < plan.rank; ++i) {
+    same_walk = plan.input_strides[i] == plan.output_strides[i];
+  }
+  return same_walk ? Aliasing::kInPlace : Aliasing::kPartial;
+}
+
+}  // namespace eltwise

@@ -1,0 +1,63 @@
+// Layout planning: done once at compile time, after validation. The plan is all a backend needs.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/function.h"
+#include "eltwise/tensor.h"
+#include "eltwise/types.h"
+
+namespace eltwise {
+
+enum class Layout : uint8_t {
+  kEmpty,       // no elements: nothing to do
+  kContiguous,  // one run of `element_count` packed elements in and out
+  kBroadcast,   // every output element reads the same input element: compute once, fill
+  kStrided,     // general: rank dims, innermost last
+};
+
+// Where input and output lie relative to each other for one execution.
+enum class Aliasing : uint8_t {
+  kDisjoint,  // no shared byte
+  kInPlace,   // every output element is exactly its own input element
+  kPartial,   // anything else: the input must be read whole before output is written
+};
+
+struct Plan {
+  Function function = Function::kCopy;
+  DataType type = DataType::kFloat32;
+  uint32_t element_size = 0;
+  uint64_t element_count = 0;
+  Layout layout = Layout::kEmpty;
+
+  // Simplified iteration space: size-1 dims dropped, output strides made positive and sorted
+  // descending (innermost last), dims that are contiguous in both tensors merged. Strides in
+  // elements. rank 0 means a single element.
+  int rank = 0;
+  std::array<uint64_t, kMaxRank> sizes{};
+  std::array<int64_t, kMaxRank> input_strides{};
+  std::array<int64_t, kMaxRank> output_strides{};
+
+  // Byte offset of the first iterated element from the start of each bound buffer.
+  uint64_t input_offset = 0;
+  uint64_t output_offset = 0;
+  // Exact byte span [0, span) of each bound buffer that elements address.
+  uint64_t input_span = 0;
+  uint64_t output_span = 0;
+  // What each bound buffer must provide (size and address alignment).
+  uint64_t input_required_bytes = 0;
+  uint64_t output_required_bytes = 0;
+  uint32_t input_alignment = 1;
+  uint32_t output_alignment = 1;
+};
+
+// Builds the plan of an already validated (input, output) pair.
+Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
+              uint32_t input_alignment, uint32_t output_alignment);
+
+// Classifies where the bound buffers lie relative to each other.
+Aliasing Classify(const Plan& plan, const std::byte* input, const std::byte* output);
+
+}  // namespace eltwise

@@ -1,0 +1,49 @@
+// CPU kernel tables. A table holds one kernel per (function, data type); the reference table
+// (src/ref) is complete and the SIMD table (src/cpu/simd) replaces entries where it is faster.
+// Kernels trust their arguments; pointers may have any alignment; `in` may equal `out`.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "core/function.h"
+#include "eltwise/types.h"
+
+namespace eltwise {
+
+// n packed elements from in to out.
+using ContiguousKernel = void (*)(const std::byte* in, std::byte* out, size_t n);
+// n elements, strides in bytes (may be negative or zero for the input).
+using StridedKernel = void (*)(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                               ptrdiff_t out_stride, size_t n);
+
+struct KernelTable {
+  std::array<std::array<ContiguousKernel, kDataTypeCount>, kFunctionCount> contiguous{};
+  std::array<std::array<StridedKernel, kDataTypeCount>, kFunctionCount> strided{};
+
+  ContiguousKernel Contiguous(Function f, DataType t) const {
+    return contiguous[static_cast<size_t>(f)][static_cast<size_t>(t)];
+  }
+  StridedKernel Strided(Function f, DataType t) const {
+    return strided[static_cast<size_t>(f)][static_cast<size_t>(t)];
+  }
+};
+
+// The scalar reference loops over the functors of src/ref/functors.h.
+const KernelTable& ReferenceKernels();
+
+}  // namespace eltwise
+
+namespace eltwise {
+
+struct NamedKernelTable {
+  std::string_view name;  // "reference", or the SIMD target ("AVX2", "AVX3", ...)
+  const KernelTable* table;
+};
+// Every kernel table this build has that this CPU can run: the reference table first, then one per
+// compiled SIMD target. Tests run against each.
+std::vector<NamedKernelTable> AvailableKernelTables();
+
+}  // namespace eltwise
