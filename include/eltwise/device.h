@@ -90,6 +90,18 @@ Status Round(DataType type, uint64_t count, const void* input, void* output,
 // Compile + execute in one call.
 Status Execute(const Device& device, const OperatorDesc& desc, ConstBinding input, Binding output);
 
+// Memory helpers, so front ends can stage data for any device without a device-specific API.
+// On a CPU device these are plain host allocations and memcpy; on a CUDA device they are device
+// allocations and copies ordered on the device's stream (call Synchronize before reading results
+// on the host).
+Expected<void*> Allocate(const Device& device, uint64_t bytes);
+void Free(const Device& device, void* pointer);
+Status CopyToDevice(const Device& device, void* device_dst, const void* host_src, uint64_t bytes);
+Status CopyToHost(const Device& device, void* host_dst, const void* device_src, uint64_t bytes);
+Status CopyOnDevice(const Device& device, void* device_dst, const void* device_src,
+                    uint64_t bytes);
+Status Synchronize(const Device& device);
+
 // Library version "major.minor.patch".
 std::string_view Version();
 

@@ -3,6 +3,7 @@
 
 #include "eltwise/device.h"
 #include "eltwise/feature_level.h"
+#include "eltwise/info.h"
 #include "eltwise/operators.h"
 #include "eltwise/status.h"
 #include "eltwise/tensor.h"

@@ -183,4 +183,32 @@ Status Round(DataType type, uint64_t count, const void* input, void* output, Rou
   return RunPacked(RoundDesc{t, t, mode}, count, input, output);
 }
 
+Expected<void*> Allocate(const Device& device, uint64_t bytes) {
+  return device.state().backend->Allocate(device.state(), bytes);
+}
+
+void Free(const Device& device, void* pointer) {
+  if (pointer != nullptr) device.state().backend->Free(device.state(), pointer);
+}
+
+Status CopyToDevice(const Device& device, void* device_dst, const void* host_src, uint64_t bytes) {
+  return device.state().backend->Copy(device.state(), device_dst, host_src, bytes,
+                                      Backend::CopyKind::kHostToDevice);
+}
+
+Status CopyToHost(const Device& device, void* host_dst, const void* device_src, uint64_t bytes) {
+  return device.state().backend->Copy(device.state(), host_dst, device_src, bytes,
+                                      Backend::CopyKind::kDeviceToHost);
+}
+
+Status CopyOnDevice(const Device& device, void* device_dst, const void* device_src,
+                    uint64_t bytes) {
+  return device.state().backend->Copy(device.state(), device_dst, device_src, bytes,
+                                      Backend::CopyKind::kDeviceToDevice);
+}
+
+Status Synchronize(const Device& device) {
+  return device.state().backend->Synchronize(device.state());
+}
+
 }  // namespace eltwise

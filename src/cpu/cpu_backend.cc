@@ -2,6 +2,7 @@
 // filled, everything else walks the outer dims and hands each innermost row to a kernel.
 #include "cpu/cpu_backend.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -84,6 +85,26 @@ class Cpu final : public Backend {
       input = copy.get();
     }
     RunPlanWithTable(ReferenceKernels(), plan, input, output);
+    return Status::Ok();
+  }
+
+  Expected<void*> Allocate(const internal::DeviceState& /*device*/, uint64_t bytes) const override {
+    void* p = ::operator new(std::max<uint64_t>(bytes, 1), std::align_val_t{64}, std::nothrow);
+    if (p == nullptr) {
+      return Status(StatusCode::kOutOfMemory,
+                    "allocating " + std::to_string(bytes) + " bytes of host memory failed");
+    }
+    return p;
+  }
+  void Free(const internal::DeviceState& /*device*/, void* pointer) const override {
+    ::operator delete(pointer, std::align_val_t{64}, std::nothrow);
+  }
+  Status Copy(const internal::DeviceState& /*device*/, void* dst, const void* src, uint64_t bytes,
+              CopyKind /*kind*/) const override {
+    if (bytes != 0) std::memmove(dst, src, bytes);
+    return Status::Ok();
+  }
+  Status Synchronize(const internal::DeviceState& /*device*/) const override {
     return Status::Ok();
   }
 };

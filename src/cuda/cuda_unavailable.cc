@@ -8,3 +8,10 @@ Expected<const Backend*> CudaBackend(int /*ordinal*/, std::string* /*description
 }
 
 }  // namespace eltwise
+
+namespace eltwise {
+
+bool CudaBackendBuilt() { return false; }
+std::vector<std::string> CudaDeviceNames() { return {}; }
+
+}  // namespace eltwise

@@ -1,0 +1,21 @@
+// What this build and machine offer: for `eltwise info` and the bindings.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace eltwise {
+
+struct SystemInfo {
+  std::string version;
+  // CPU kernel tables this CPU can run, best first (e.g. "AVX3", "AVX2", ..., "reference").
+  std::vector<std::string> cpu_targets;
+  int hardware_threads = 1;
+  bool cuda_backend_built = false;
+  // One line per GPU found ("0: NVIDIA H100 80GB HBM3, sm_90"); empty without GPUs or CUDA.
+  std::vector<std::string> cuda_devices;
+};
+
+SystemInfo GetSystemInfo();
+
+}  // namespace eltwise
