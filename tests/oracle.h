@@ -52,18 +52,42 @@ inline Decoded Decode(DataType type, const void* p) {
     return v;
   };
   switch (type) {
-    case DataType::kFloat32: d.real = load(float{}); break;
-    case DataType::kFloat64: d.real = load(double{}); break;
-    case DataType::kFloat16: d.real = DecodeHalf(load(uint16_t{})); break;
-    case DataType::kBFloat16: d.real = DecodeBFloat16(load(uint16_t{})); break;
-    case DataType::kInt8: d.signed_value = load(int8_t{}); break;
-    case DataType::kInt16: d.signed_value = load(int16_t{}); break;
-    case DataType::kInt32: d.signed_value = load(int32_t{}); break;
-    case DataType::kInt64: d.signed_value = load(int64_t{}); break;
-    case DataType::kUInt8: d.unsigned_value = load(uint8_t{}); break;
-    case DataType::kUInt16: d.unsigned_value = load(uint16_t{}); break;
-    case DataType::kUInt32: d.unsigned_value = load(uint32_t{}); break;
-    case DataType::kUInt64: d.unsigned_value = load(uint64_t{}); break;
+    case DataType::kFloat32:
+      d.real = load(float{});
+      break;
+    case DataType::kFloat64:
+      d.real = load(double{});
+      break;
+    case DataType::kFloat16:
+      d.real = DecodeHalf(load(uint16_t{}));
+      break;
+    case DataType::kBFloat16:
+      d.real = DecodeBFloat16(load(uint16_t{}));
+      break;
+    case DataType::kInt8:
+      d.signed_value = load(int8_t{});
+      break;
+    case DataType::kInt16:
+      d.signed_value = load(int16_t{});
+      break;
+    case DataType::kInt32:
+      d.signed_value = load(int32_t{});
+      break;
+    case DataType::kInt64:
+      d.signed_value = load(int64_t{});
+      break;
+    case DataType::kUInt8:
+      d.unsigned_value = load(uint8_t{});
+      break;
+    case DataType::kUInt16:
+      d.unsigned_value = load(uint16_t{});
+      break;
+    case DataType::kUInt32:
+      d.unsigned_value = load(uint32_t{});
+      break;
+    case DataType::kUInt64:
+      d.unsigned_value = load(uint64_t{});
+      break;
   }
   d.is_nan = IsFloatingPoint(type) && std::isnan(d.real);
   return d;
@@ -100,10 +124,18 @@ inline Decoded OracleRound(DataType type, const Decoded& x, RoundingMode mode) {
       std::fesetround(saved);
       break;
     }
-    case RoundingMode::kTowardZero: r.real = std::trunc(x.real); break;
-    case RoundingMode::kTowardInfinity: r.real = std::round(x.real); break;  // halves away
-    case RoundingMode::kDown: r.real = std::floor(x.real); break;
-    case RoundingMode::kUp: r.real = std::ceil(x.real); break;
+    case RoundingMode::kTowardZero:
+      r.real = std::trunc(x.real);
+      break;
+    case RoundingMode::kTowardInfinity:
+      r.real = std::round(x.real);
+      break;  // halves away
+    case RoundingMode::kDown:
+      r.real = std::floor(x.real);
+      break;
+    case RoundingMode::kUp:
+      r.real = std::ceil(x.real);
+      break;
   }
   return r;
 }

@@ -19,15 +19,22 @@ namespace {
 
 Decoded Expected(Function f, DataType type, const Decoded& x) {
   switch (f) {
-    case Function::kSignNanZero: return OracleSign(type, x, NanPolicy::kZero);
-    case Function::kSignNanPropagate: return OracleSign(type, x, NanPolicy::kPropagate);
+    case Function::kSignNanZero:
+      return OracleSign(type, x, NanPolicy::kZero);
+    case Function::kSignNanPropagate:
+      return OracleSign(type, x, NanPolicy::kPropagate);
     case Function::kRoundHalvesToNearestEven:
       return OracleRound(type, x, RoundingMode::kHalvesToNearestEven);
-    case Function::kRoundTowardZero: return OracleRound(type, x, RoundingMode::kTowardZero);
-    case Function::kRoundTowardInfinity: return OracleRound(type, x, RoundingMode::kTowardInfinity);
-    case Function::kRoundDown: return OracleRound(type, x, RoundingMode::kDown);
-    case Function::kRoundUp: return OracleRound(type, x, RoundingMode::kUp);
-    case Function::kCopy: return x;
+    case Function::kRoundTowardZero:
+      return OracleRound(type, x, RoundingMode::kTowardZero);
+    case Function::kRoundTowardInfinity:
+      return OracleRound(type, x, RoundingMode::kTowardInfinity);
+    case Function::kRoundDown:
+      return OracleRound(type, x, RoundingMode::kDown);
+    case Function::kRoundUp:
+      return OracleRound(type, x, RoundingMode::kUp);
+    case Function::kCopy:
+      return x;
   }
   return x;
 }
@@ -156,10 +163,10 @@ TEST_P(PublicApiSemantics, SignAndEveryRoundModeMatchOracle) {
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, PublicApiSemantics,
                          ::testing::Values(DataType::kFloat32, DataType::kFloat16,
-                                           DataType::kBFloat16, DataType::kFloat64,
-                                           DataType::kInt8, DataType::kInt16, DataType::kInt32,
-                                           DataType::kInt64, DataType::kUInt8, DataType::kUInt16,
-                                           DataType::kUInt32, DataType::kUInt64),
+                                           DataType::kBFloat16, DataType::kFloat64, DataType::kInt8,
+                                           DataType::kInt16, DataType::kInt32, DataType::kInt64,
+                                           DataType::kUInt8, DataType::kUInt16, DataType::kUInt32,
+                                           DataType::kUInt64),
                          [](const auto& info) { return std::string(Name(info.param)); });
 
 // DirectML's documented table, verbatim, for every float type.
@@ -233,8 +240,8 @@ TEST(IntegerSign, MinimumIsMinusOne) {
 #if defined(__x86_64__) || defined(__i386__)
 // Results must not depend on MXCSR: every rounding mode, with and without FTZ/DAZ.
 TEST(FloatingPointEnvironment, ResultsIndependentOfMxcsr) {
-  for (DataType type : {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
-                        DataType::kBFloat16}) {
+  for (DataType type :
+       {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16}) {
     const std::vector<std::byte> in = TestInputs(type, 1 << 14);
     const size_t n = in.size() / ElementSize(type);
     std::vector<std::byte> reference(in.size()), out(in.size());
@@ -248,13 +255,13 @@ TEST(FloatingPointEnvironment, ResultsIndependentOfMxcsr) {
               function == Function::kSignNanZero || function == Function::kSignNanPropagate;
           auto run = [&](std::byte* dst) {
             if (is_sign) {
-              return Sign(type, n, in.data(), dst,
-                          function == Function::kSignNanZero ? NanPolicy::kZero
-                                                             : NanPolicy::kPropagate);
+              return Sign(
+                  type, n, in.data(), dst,
+                  function == Function::kSignNanZero ? NanPolicy::kZero : NanPolicy::kPropagate);
             }
             return Round(type, n, in.data(), dst,
-                         static_cast<RoundingMode>(f - static_cast<int>(
-                                                           Function::kRoundHalvesToNearestEven)));
+                         static_cast<RoundingMode>(
+                             f - static_cast<int>(Function::kRoundHalvesToNearestEven)));
           };
           ASSERT_TRUE(run(reference.data()).ok());
           _mm_setcsr((saved & ~0xE040u) | rounding | flush);

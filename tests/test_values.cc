@@ -22,7 +22,19 @@ void AppendAllPatterns(std::vector<std::byte>& out) {
 template <class F, class U>
 void AppendFloats(std::vector<std::byte>& out, size_t random_count, uint64_t seed) {
   const int mantissa_bits = std::numeric_limits<F>::digits - 1;
-  std::vector<F> values = {0.0, 1.0, 0.5, 1.5, 2.5, 1.25, 1.75, 3.5, 0.25, 0.75, 4.5, 5.5, 1e30,
+  std::vector<F> values = {0.0,
+                           1.0,
+                           0.5,
+                           1.5,
+                           2.5,
+                           1.25,
+                           1.75,
+                           3.5,
+                           0.25,
+                           0.75,
+                           4.5,
+                           5.5,
+                           1e30,
                            std::numeric_limits<F>::denorm_min(),
                            std::numeric_limits<F>::min(),
                            std::numeric_limits<F>::min() - std::numeric_limits<F>::denorm_min(),
@@ -57,7 +69,8 @@ void AppendFloats(std::vector<std::byte>& out, size_t random_count, uint64_t see
 template <class T>
 void AppendIntegers(std::vector<std::byte>& out, size_t random_count, uint64_t seed) {
   using L = std::numeric_limits<T>;
-  for (T v : {T(0), T(1), T(2), L::max(), T(L::max() - 1), L::min(), T(L::min() + 1)}) Append(out, v);
+  for (T v : {T(0), T(1), T(2), L::max(), T(L::max() - 1), L::min(), T(L::min() + 1)})
+    Append(out, v);
   if constexpr (std::is_signed_v<T>) {
     for (T v : {T(-1), T(-2)}) Append(out, v);
   }
@@ -71,17 +84,33 @@ std::vector<std::byte> TestInputs(DataType type, size_t random_count) {
   std::vector<std::byte> out;
   switch (type) {
     case DataType::kInt8:
-    case DataType::kUInt8: AppendAllPatterns<uint8_t>(out); break;
+    case DataType::kUInt8:
+      AppendAllPatterns<uint8_t>(out);
+      break;
     case DataType::kInt16:
     case DataType::kUInt16:
     case DataType::kFloat16:
-    case DataType::kBFloat16: AppendAllPatterns<uint16_t>(out); break;
-    case DataType::kFloat32: AppendFloats<float, uint32_t>(out, random_count, 32); break;
-    case DataType::kFloat64: AppendFloats<double, uint64_t>(out, random_count, 64); break;
-    case DataType::kInt32: AppendIntegers<int32_t>(out, random_count, 1); break;
-    case DataType::kInt64: AppendIntegers<int64_t>(out, random_count, 2); break;
-    case DataType::kUInt32: AppendIntegers<uint32_t>(out, random_count, 3); break;
-    case DataType::kUInt64: AppendIntegers<uint64_t>(out, random_count, 4); break;
+    case DataType::kBFloat16:
+      AppendAllPatterns<uint16_t>(out);
+      break;
+    case DataType::kFloat32:
+      AppendFloats<float, uint32_t>(out, random_count, 32);
+      break;
+    case DataType::kFloat64:
+      AppendFloats<double, uint64_t>(out, random_count, 64);
+      break;
+    case DataType::kInt32:
+      AppendIntegers<int32_t>(out, random_count, 1);
+      break;
+    case DataType::kInt64:
+      AppendIntegers<int64_t>(out, random_count, 2);
+      break;
+    case DataType::kUInt32:
+      AppendIntegers<uint32_t>(out, random_count, 3);
+      break;
+    case DataType::kUInt64:
+      AppendIntegers<uint64_t>(out, random_count, 4);
+      break;
   }
   return out;
 }

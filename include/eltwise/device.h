@@ -98,8 +98,7 @@ Expected<void*> Allocate(const Device& device, uint64_t bytes);
 void Free(const Device& device, void* pointer);
 Status CopyToDevice(const Device& device, void* device_dst, const void* host_src, uint64_t bytes);
 Status CopyToHost(const Device& device, void* host_dst, const void* device_src, uint64_t bytes);
-Status CopyOnDevice(const Device& device, void* device_dst, const void* device_src,
-                    uint64_t bytes);
+Status CopyOnDevice(const Device& device, void* device_dst, const void* device_src, uint64_t bytes);
 Status Synchronize(const Device& device);
 
 // Library version "major.minor.patch".

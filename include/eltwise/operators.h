@@ -1,6 +1,6 @@
 // Operator descriptions, mirroring DML_ELEMENT_WISE_SIGN_OPERATOR_DESC and
-// DML_ELEMENT_WISE_ROUND_OPERATOR_DESC. The meaning of every mode is fixed by the scalar functors in
-// src/ref/functors.h.
+// DML_ELEMENT_WISE_ROUND_OPERATOR_DESC. The meaning of every mode is fixed by the scalar functors
+// in src/ref/functors.h.
 #pragma once
 
 #include <optional>
@@ -43,9 +43,9 @@ struct RoundDesc {
 
 using OperatorDesc = std::variant<SignDesc, RoundDesc>;
 
-std::string_view Name(Op op);            // "sign", "round"
-std::string_view Name(NanPolicy nan);    // "zero", "propagate"
-std::string_view Name(RoundingMode m);   // "halves_to_nearest_even", ...
+std::string_view Name(Op op);           // "sign", "round"
+std::string_view Name(NanPolicy nan);   // "zero", "propagate"
+std::string_view Name(RoundingMode m);  // "halves_to_nearest_even", ...
 std::optional<Op> ParseOp(std::string_view name);
 std::optional<NanPolicy> ParseNanPolicy(std::string_view name);
 std::optional<RoundingMode> ParseRoundingMode(std::string_view name);

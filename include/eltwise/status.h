@@ -15,6 +15,7 @@ enum class StatusCode {
   kOutOfMemory,
   kDeviceError,  // a backend (e.g. the CUDA runtime) reported a failure
   kInternal,
+  kIoError,  // opening, reading or writing a file failed (front ends: .npy, ONNX models)
 };
 
 std::string_view Name(StatusCode code);

@@ -25,18 +25,18 @@ struct bfloat16_t {
 };
 
 // X(enumerator, storage type, canonical name)
-#define ELTWISE_FOR_EACH_DATA_TYPE(X)      \
-  X(kFloat32, float, "float32")            \
-  X(kFloat16, ::eltwise::float16_t, "float16")   \
+#define ELTWISE_FOR_EACH_DATA_TYPE(X)             \
+  X(kFloat32, float, "float32")                   \
+  X(kFloat16, ::eltwise::float16_t, "float16")    \
   X(kBFloat16, ::eltwise::bfloat16_t, "bfloat16") \
-  X(kFloat64, double, "float64")           \
-  X(kInt8, int8_t, "int8")                 \
-  X(kInt16, int16_t, "int16")              \
-  X(kInt32, int32_t, "int32")              \
-  X(kInt64, int64_t, "int64")              \
-  X(kUInt8, uint8_t, "uint8")              \
-  X(kUInt16, uint16_t, "uint16")           \
-  X(kUInt32, uint32_t, "uint32")           \
+  X(kFloat64, double, "float64")                  \
+  X(kInt8, int8_t, "int8")                        \
+  X(kInt16, int16_t, "int16")                     \
+  X(kInt32, int32_t, "int32")                     \
+  X(kInt64, int64_t, "int64")                     \
+  X(kUInt8, uint8_t, "uint8")                     \
+  X(kUInt16, uint16_t, "uint16")                  \
+  X(kUInt32, uint32_t, "uint32")                  \
   X(kUInt64, uint64_t, "uint64")
 
 enum class DataType : uint8_t {
@@ -58,9 +58,9 @@ bool IsSignedInteger(DataType type);
 // Maps a storage type to its DataType at compile time.
 template <class T>
 struct DataTypeOf;
-#define ELTWISE_DATA_TYPE_OF(e, T, name) \
-  template <>                            \
-  struct DataTypeOf<T> {                 \
+#define ELTWISE_DATA_TYPE_OF(e, T, name)           \
+  template <>                                      \
+  struct DataTypeOf<T> {                           \
     static constexpr DataType value = DataType::e; \
   };
 ELTWISE_FOR_EACH_DATA_TYPE(ELTWISE_DATA_TYPE_OF)

@@ -111,10 +111,9 @@ Expected<CompiledOperator> Compile(const Device& device, const OperatorDesc& des
   if (Status s = Validate(level, desc); !s.ok()) return s;
   const TensorDesc& input = InputOf(desc);
   const TensorDesc& output = OutputOf(desc);
-  const Function function =
-      std::holds_alternative<SignDesc>(desc)
-          ? SignFunction(std::get<SignDesc>(desc).nan)
-          : RoundFunction(std::get<RoundDesc>(desc).mode, input.type);
+  const Function function = std::holds_alternative<SignDesc>(desc)
+                                ? SignFunction(std::get<SignDesc>(desc).nan)
+                                : RoundFunction(std::get<RoundDesc>(desc).mode, input.type);
   internal::CompiledState state{
       device, desc,
       MakePlan(function, input, output, RequiredBindingAlignment(level, input),
@@ -142,8 +141,7 @@ Status CompiledOperator::Execute(ConstBinding input, Binding output) const {
   return device.backend->Run(device, plan, in, out, Classify(plan, in, out));
 }
 
-Status Execute(const Device& device, const OperatorDesc& desc, ConstBinding input,
-               Binding output) {
+Status Execute(const Device& device, const OperatorDesc& desc, ConstBinding input, Binding output) {
   Expected<CompiledOperator> compiled = Compile(device, desc);
   if (!compiled.ok()) return compiled.status();
   return compiled->Execute(input, output);

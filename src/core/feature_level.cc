@@ -1,10 +1,11 @@
 // The feature-level support tables (DESIGN.md section 2). Validation and the Supports queries both
 // read these functions, so the table the validator enforces is the table `eltwise info` prints.
+#include "eltwise/feature_level.h"
+
 #include <array>
 #include <string>
 
 #include "core/levels.h"
-#include "eltwise/feature_level.h"
 
 namespace eltwise {
 namespace {
@@ -25,22 +26,38 @@ std::span<const FeatureLevel> AllFeatureLevels() { return kAllLevels; }
 
 std::string_view Name(FeatureLevel level) {
   switch (level) {
-    case FeatureLevel::k1_0: return "1_0";
-    case FeatureLevel::k2_0: return "2_0";
-    case FeatureLevel::k2_1: return "2_1";
-    case FeatureLevel::k3_0: return "3_0";
-    case FeatureLevel::k3_1: return "3_1";
-    case FeatureLevel::k4_0: return "4_0";
-    case FeatureLevel::k4_1: return "4_1";
-    case FeatureLevel::k5_0: return "5_0";
-    case FeatureLevel::k5_1: return "5_1";
-    case FeatureLevel::k5_2: return "5_2";
-    case FeatureLevel::k6_0: return "6_0";
-    case FeatureLevel::k6_1: return "6_1";
-    case FeatureLevel::k6_2: return "6_2";
-    case FeatureLevel::k6_3: return "6_3";
-    case FeatureLevel::k6_4: return "6_4";
-    case FeatureLevel::kExtended: return "extended";
+    case FeatureLevel::k1_0:
+      return "1_0";
+    case FeatureLevel::k2_0:
+      return "2_0";
+    case FeatureLevel::k2_1:
+      return "2_1";
+    case FeatureLevel::k3_0:
+      return "3_0";
+    case FeatureLevel::k3_1:
+      return "3_1";
+    case FeatureLevel::k4_0:
+      return "4_0";
+    case FeatureLevel::k4_1:
+      return "4_1";
+    case FeatureLevel::k5_0:
+      return "5_0";
+    case FeatureLevel::k5_1:
+      return "5_1";
+    case FeatureLevel::k5_2:
+      return "5_2";
+    case FeatureLevel::k6_0:
+      return "6_0";
+    case FeatureLevel::k6_1:
+      return "6_1";
+    case FeatureLevel::k6_2:
+      return "6_2";
+    case FeatureLevel::k6_3:
+      return "6_3";
+    case FeatureLevel::k6_4:
+      return "6_4";
+    case FeatureLevel::kExtended:
+      return "extended";
   }
   return "invalid";
 }

@@ -11,15 +11,15 @@
 namespace eltwise {
 
 // X(enumerator, scalar functor type)
-#define ELTWISE_FOR_EACH_FUNCTION(X)                                      \
-  X(kSignNanZero, ::eltwise::SignFunctor<::eltwise::NanPolicy::kZero>)    \
-  X(kSignNanPropagate, ::eltwise::SignFunctor<::eltwise::NanPolicy::kPropagate>) \
-  X(kRoundHalvesToNearestEven,                                            \
-    ::eltwise::RoundFunctor<::eltwise::RoundingMode::kHalvesToNearestEven>) \
-  X(kRoundTowardZero, ::eltwise::RoundFunctor<::eltwise::RoundingMode::kTowardZero>) \
+#define ELTWISE_FOR_EACH_FUNCTION(X)                                                         \
+  X(kSignNanZero, ::eltwise::SignFunctor<::eltwise::NanPolicy::kZero>)                       \
+  X(kSignNanPropagate, ::eltwise::SignFunctor<::eltwise::NanPolicy::kPropagate>)             \
+  X(kRoundHalvesToNearestEven,                                                               \
+    ::eltwise::RoundFunctor<::eltwise::RoundingMode::kHalvesToNearestEven>)                  \
+  X(kRoundTowardZero, ::eltwise::RoundFunctor<::eltwise::RoundingMode::kTowardZero>)         \
   X(kRoundTowardInfinity, ::eltwise::RoundFunctor<::eltwise::RoundingMode::kTowardInfinity>) \
-  X(kRoundDown, ::eltwise::RoundFunctor<::eltwise::RoundingMode::kDown>)  \
-  X(kRoundUp, ::eltwise::RoundFunctor<::eltwise::RoundingMode::kUp>)      \
+  X(kRoundDown, ::eltwise::RoundFunctor<::eltwise::RoundingMode::kDown>)                     \
+  X(kRoundUp, ::eltwise::RoundFunctor<::eltwise::RoundingMode::kUp>)                         \
   X(kCopy, ::eltwise::CopyFunctor)
 
 enum class Function : uint8_t {

@@ -1,9 +1,10 @@
+#include "eltwise/info.h"
+
 #include <thread>
 
 #include "cpu/kernels.h"
 #include "cuda/cuda_backend.h"
 #include "eltwise/device.h"
-#include "eltwise/info.h"
 
 namespace eltwise {
 
@@ -11,7 +12,8 @@ SystemInfo GetSystemInfo() {
   SystemInfo info;
   info.version = std::string(Version());
   const std::vector<NamedKernelTable> tables = AvailableKernelTables();
-  for (auto it = tables.rbegin(); it != tables.rend(); ++it) info.cpu_targets.emplace_back(it->name);
+  for (auto it = tables.rbegin(); it != tables.rend(); ++it)
+    info.cpu_targets.emplace_back(it->name);
   info.hardware_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   info.cuda_backend_built = CudaBackendBuilt();
   info.cuda_devices = CudaDeviceNames();

@@ -44,11 +44,11 @@ std::optional<DataType> ParseDataType(std::string_view name) {
   ELTWISE_FOR_EACH_DATA_TYPE(ELTWISE_PARSE_CASE)
 #undef ELTWISE_PARSE_CASE
   static constexpr std::pair<std::string_view, DataType> kAliases[] = {
-      {"f4", DataType::kFloat32}, {"float", DataType::kFloat32},   {"f2", DataType::kFloat16},
-      {"half", DataType::kFloat16}, {"bf16", DataType::kBFloat16}, {"f8", DataType::kFloat64},
-      {"double", DataType::kFloat64}, {"i1", DataType::kInt8},     {"i2", DataType::kInt16},
-      {"i4", DataType::kInt32},   {"i8", DataType::kInt64},       {"u1", DataType::kUInt8},
-      {"u2", DataType::kUInt16},  {"u4", DataType::kUInt32},      {"u8", DataType::kUInt64},
+      {"f4", DataType::kFloat32},     {"float", DataType::kFloat32}, {"f2", DataType::kFloat16},
+      {"half", DataType::kFloat16},   {"bf16", DataType::kBFloat16}, {"f8", DataType::kFloat64},
+      {"double", DataType::kFloat64}, {"i1", DataType::kInt8},       {"i2", DataType::kInt16},
+      {"i4", DataType::kInt32},       {"i8", DataType::kInt64},      {"u1", DataType::kUInt8},
+      {"u2", DataType::kUInt16},      {"u4", DataType::kUInt32},     {"u8", DataType::kUInt64},
   };
   for (const auto& [alias, type] : kAliases) {
     if (lower == alias) return type;
@@ -57,8 +57,8 @@ std::optional<DataType> ParseDataType(std::string_view name) {
 }
 
 bool IsFloatingPoint(DataType type) {
-  return type == DataType::kFloat32 || type == DataType::kFloat16 ||
-         type == DataType::kBFloat16 || type == DataType::kFloat64;
+  return type == DataType::kFloat32 || type == DataType::kFloat16 || type == DataType::kBFloat16 ||
+         type == DataType::kFloat64;
 }
 
 bool IsSignedInteger(DataType type) {
@@ -80,6 +80,8 @@ std::string_view Name(StatusCode code) {
       return "device_error";
     case StatusCode::kInternal:
       return "internal";
+    case StatusCode::kIoError:
+      return "io_error";
   }
   return "unknown";
 }

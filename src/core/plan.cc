@@ -18,7 +18,8 @@ uint64_t FirstElementOffset(const std::vector<uint64_t>& sizes, const std::vecto
                             uint64_t element_size) {
   uint64_t offset = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (strides[i] < 0) offset += (sizes[i] - 1) * (uint64_t{0} - static_cast<uint64_t>(strides[i]));
+    if (strides[i] < 0)
+      offset += (sizes[i] - 1) * (uint64_t{0} - static_cast<uint64_t>(strides[i]));
   }
   return offset * element_size;
 }

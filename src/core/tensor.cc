@@ -1,7 +1,7 @@
 // Tensor size arithmetic, all in checked 64-bit integers.
-#include <optional>
-
 #include "eltwise/tensor.h"
+
+#include <optional>
 
 namespace eltwise {
 

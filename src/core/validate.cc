@@ -57,9 +57,9 @@ Status ValidateTensor(FeatureLevel level, Op op, const TensorDesc& t, const char
   }
   const RankRange ranks = SupportedRanks(level, op);
   if (t.rank() < ranks.min || t.rank() > ranks.max) {
-    const std::string allowed = ranks.min == ranks.max
-                                    ? "exactly " + std::to_string(ranks.min)
-                                    : std::to_string(ranks.min) + " to " + std::to_string(ranks.max);
+    const std::string allowed =
+        ranks.min == ranks.max ? "exactly " + std::to_string(ranks.min)
+                               : std::to_string(ranks.min) + " to " + std::to_string(ranks.max);
     return InvalidArgument(f + ".sizes has " + std::to_string(t.rank()) + " dimensions; " +
                            OpText(op) + " at " + LevelText(level) + " requires " + allowed);
   }
@@ -97,23 +97,22 @@ Status ValidateTensor(FeatureLevel level, Op op, const TensorDesc& t, const char
       }
     }
   }
-  const std::optional<uint64_t> required =
-      directml ? CalcBufferTensorSize(t.type, t.sizes, t.strides)
-               : SpanInBytes(t.type, t.sizes, t.strides);
+  const std::optional<uint64_t> required = directml
+                                               ? CalcBufferTensorSize(t.type, t.sizes, t.strides)
+                                               : SpanInBytes(t.type, t.sizes, t.strides);
   if (!required) {
     return InvalidArgument(f + ": the bytes its sizes and strides address overflow 64 bits");
   }
   if (t.total_tensor_size_in_bytes < *required) {
-    return InvalidArgument(
-        f + ".total_tensor_size_in_bytes is " + std::to_string(t.total_tensor_size_in_bytes) +
-        (directml ? "; DMLCalcBufferTensorSize requires at least "
-                  : "; the addressed elements require at least ") +
-        std::to_string(*required));
+    return InvalidArgument(f + ".total_tensor_size_in_bytes is " +
+                           std::to_string(t.total_tensor_size_in_bytes) +
+                           (directml ? "; DMLCalcBufferTensorSize requires at least "
+                                     : "; the addressed elements require at least ") +
+                           std::to_string(*required));
   }
   const uint32_t alignment = t.guaranteed_base_offset_alignment;
   if (alignment != 0 && ((alignment & (alignment - 1)) != 0 || alignment < ElementSize(t.type))) {
-    return InvalidArgument(f + ".guaranteed_base_offset_alignment is " +
-                           std::to_string(alignment) +
+    return InvalidArgument(f + ".guaranteed_base_offset_alignment is " + std::to_string(alignment) +
                            "; it must be 0 or a power of two >= the element size (" +
                            std::to_string(ElementSize(t.type)) + ")");
   }
@@ -144,7 +143,8 @@ Status ValidateOutputDoesNotSelfOverlap(const TensorDesc& t) {
   }
   // Sufficient test: with dims sorted by stride, each stride must exceed the extent of all
   // smaller dims. Spans were checked to fit in 64 bits, so the sums cannot overflow.
-  std::sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) { return a.stride < b.stride; });
+  std::sort(dims.begin(), dims.end(),
+            [](const Dim& a, const Dim& b) { return a.stride < b.stride; });
   uint64_t extent = 0;
   bool provably_disjoint = true;
   for (const Dim& d : dims) {
@@ -213,8 +213,8 @@ Status ValidateLevelHasOp(FeatureLevel level, Op op) {
   }
   if (static_cast<uint32_t>(level) < static_cast<uint32_t>(*MinimumLevel(op))) {
     return InvalidArgument(OpText(op) + " is not available at " + LevelText(level) +
-                           "; it requires feature level " +
-                           std::string(Name(*MinimumLevel(op))) + " or higher");
+                           "; it requires feature level " + std::string(Name(*MinimumLevel(op))) +
+                           " or higher");
   }
   return Status::Ok();
 }

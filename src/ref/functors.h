@@ -59,8 +59,8 @@ struct FloatConstants {
   static constexpr Bits kMantissaMask = static_cast<Bits>((Bits{1} << kM) - 1);
   static constexpr Bits kInfBits = static_cast<Bits>(kAbsMask & ~kMantissaMask);  // also max exp
   static constexpr int kBias = static_cast<int>(kInfBits >> (kM + 1));
-  static constexpr Bits kOneBits = static_cast<Bits>(Bits(kBias) << kM);         // 1.0
-  static constexpr Bits kHalfBits = static_cast<Bits>(Bits(kBias - 1) << kM);   // 0.5
+  static constexpr Bits kOneBits = static_cast<Bits>(Bits(kBias) << kM);       // 1.0
+  static constexpr Bits kHalfBits = static_cast<Bits>(Bits(kBias - 1) << kM);  // 0.5
 };
 
 template <class T>

@@ -33,14 +33,14 @@ void ReferenceStrided(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
 
 KernelTable MakeReferenceTable() {
   KernelTable table;
-#define ELTWISE_REF_TYPE(e, T, name)                                                   \
+#define ELTWISE_REF_TYPE(e, T, name)                                                  \
   table.contiguous[f][static_cast<size_t>(DataType::e)] = &ReferenceContiguous<F, T>; \
   table.strided[f][static_cast<size_t>(DataType::e)] = &ReferenceStrided<F, T>;
-#define ELTWISE_REF_FUNCTION(fe, Functor)                   \
-  {                                                         \
-    using F = Functor;                                      \
-    const size_t f = static_cast<size_t>(Function::fe);     \
-    ELTWISE_FOR_EACH_DATA_TYPE(ELTWISE_REF_TYPE)            \
+#define ELTWISE_REF_FUNCTION(fe, Functor)               \
+  {                                                     \
+    using F = Functor;                                  \
+    const size_t f = static_cast<size_t>(Function::fe); \
+    ELTWISE_FOR_EACH_DATA_TYPE(ELTWISE_REF_TYPE)        \
   }
   ELTWISE_FOR_EACH_FUNCTION(ELTWISE_REF_FUNCTION)
 #undef ELTWISE_REF_FUNCTION
