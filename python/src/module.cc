@@ -1,0 +1,880 @@
+// eltwise._core: the Python binding. It translates NumPy arrays and DLPack tensors into eltwise
+// tensor descriptions and buffer bindings and calls the C++ API with the GIL released. It holds no
+// semantics of its own: every result and every validation message comes from the library.
+//
+// Note [Which descriptor the library sees]
+// At the extended level an operand is described exactly as it lies in memory: its real sizes and
+// element strides (negative and zero strides included), the binding starting at its
+// lowest-addressed element and total_tensor_size_in_bytes equal to its exact byte span (tensor.h).
+// Arrays of more than 8 dimensions are passed with the dimensions that are contiguous in both x and
+// out merged. At a DirectML level the array's shape and strides are the tensor description,
+// unchanged (so rank, type, size and stride rules apply to what the user wrote) and
+// total_tensor_size_in_bytes is DMLCalcBufferTensorSize. DirectML also wants 16-byte aligned
+// buffers of at least that size; when an array's memory is not aligned or its span is shorter than
+// the rounded-up size, the array is staged through an aligned buffer of the same layout (what a
+// DirectML user's upload does), and only the addressed output elements are copied back.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "dlpack.h"
+#include "eltwise/eltwise.h"
+
+namespace py = pybind11;
+
+namespace eltwise::python {
+namespace {
+
+// Module-lifetime objects, created at import (never inside a call, where an import could release
+// the GIL in the middle of a static initialisation). Intentionally leaked: they must outlive every
+// call, including calls made while the interpreter shuts down.
+py::module_* g_numpy = nullptr;
+PyObject* g_error_type = nullptr;
+
+constexpr const char* kSupportedTypes =
+    "eltwise supports float32, float16, bfloat16 (ml_dtypes), float64, int8, int16, int32, "
+    "int64, uint8, uint16, uint32 and uint64";
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+// Raises eltwise.EltwiseError carrying the library's message; `code` names the status code.
+[[noreturn]] void ThrowStatus(const Status& status, const std::string& note = "") {
+  py::object type = py::reinterpret_borrow<py::object>(g_error_type);
+  py::object error = type(status.message() + note);
+  error.attr("code") = std::string(Name(status.code()));
+  PyErr_SetObject(g_error_type, error.ptr());
+  throw py::error_already_set();
+}
+
+// A rule the library states in terms of its descriptors, checked here on the Python objects
+// because the descriptors the library would see are already merged or staged.
+[[noreturn]] void ThrowInvalid(const std::string& message) {
+  ThrowStatus(InvalidArgument(message));
+}
+
+std::string Repr(py::handle h) { return py::repr(h).cast<std::string>(); }
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+struct Place {
+  DeviceKind kind = DeviceKind::kCpu;
+  int ordinal = 0;
+  bool operator==(const Place& o) const { return kind == o.kind && ordinal == o.ordinal; }
+};
+
+std::string Text(const Place& p) {
+  return p.kind == DeviceKind::kCpu ? std::string("cpu") : "cuda:" + std::to_string(p.ordinal);
+}
+
+Place ParseDevice(const std::string& device) {
+  if (device == "cpu") return {DeviceKind::kCpu, 0};
+  if (device == "cuda") return {DeviceKind::kCuda, 0};
+  if (device.rfind("cuda:", 0) == 0 && device.size() > 5 && device.size() <= 9 &&
+      device.find_first_not_of("0123456789", 5) == std::string::npos) {
+    return {DeviceKind::kCuda, std::stoi(device.substr(5))};
+  }
+  throw py::value_error("device is '" + device + "'; it must be 'cpu', 'cuda' or 'cuda:N'");
+}
+
+FeatureLevel ParseLevel(const std::string& name) {
+  if (std::optional<FeatureLevel> level = ParseFeatureLevel(name)) return *level;
+  std::string known;
+  for (FeatureLevel level : AllFeatureLevels()) {
+    if (!known.empty()) known += ", ";
+    known += Name(level);
+  }
+  throw py::value_error("feature_level is '" + name + "'; it must be one of " + known);
+}
+
+const Device& GetDevice(const Place& place, FeatureLevel level) {
+  // Only touched with the GIL held, which serialises access.
+  static auto* devices = new std::map<std::tuple<int, int, uint32_t>, Device>();
+  const auto key =
+      std::make_tuple(static_cast<int>(place.kind), place.ordinal, static_cast<uint32_t>(level));
+  if (auto it = devices->find(key); it != devices->end()) return it->second;
+  Expected<Device> device = place.kind == DeviceKind::kCpu
+                                ? Device::Cpu(CpuOptions{level, 0})
+                                : Device::Cuda(CudaOptions{level, place.ordinal, nullptr});
+  if (!device.ok()) ThrowStatus(device.status());
+  return devices->emplace(key, *device).first->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operands
+
+// Calls a DLPack producer's deleter when the consumer is done (with the GIL held: producers such
+// as NumPy release Python references in it).
+struct DLPackOwner {
+  dlpack::ManagedTensor* legacy = nullptr;
+  dlpack::ManagedTensorVersioned* versioned = nullptr;
+  DLPackOwner() = default;
+  DLPackOwner(const DLPackOwner&) = delete;
+  DLPackOwner& operator=(const DLPackOwner&) = delete;
+  ~DLPackOwner() {
+    if (legacy != nullptr && legacy->deleter != nullptr) legacy->deleter(legacy);
+    if (versioned != nullptr && versioned->deleter != nullptr) versioned->deleter(versioned);
+  }
+};
+
+// One array as the library sees it.
+struct Operand {
+  py::object object;                    // what the caller handed in (or what was allocated)
+  std::shared_ptr<DLPackOwner> dlpack;  // keeps a DLPack producer's memory alive
+  DataType type = DataType::kFloat32;
+  std::vector<uint64_t> sizes;
+  std::vector<int64_t> strides;  // in elements
+  std::byte* origin = nullptr;   // element (0, ..., 0)
+  Place place;                   // host memory is {kCpu, 0}
+  bool writable = true;
+  bool is_numpy = false;
+  // A NumPy array the library cannot describe in native elements (non-native byte order, or a
+  // stride that is not a multiple of the item size). Such arrays go through a native copy.
+  bool needs_copy = false;
+
+  size_t element_size() const { return ElementSize(type); }
+};
+
+std::optional<DataType> TypeOfNumpyDtype(py::handle dtype) {
+  const std::string kind = py::str(dtype.attr("kind"));
+  const auto size = dtype.attr("itemsize").cast<int64_t>();
+  if (kind == "f") {
+    if (size == 2) return DataType::kFloat16;
+    if (size == 4) return DataType::kFloat32;
+    if (size == 8) return DataType::kFloat64;
+  } else if (kind == "i" || kind == "u") {
+    const bool s = kind == "i";
+    if (size == 1) return s ? DataType::kInt8 : DataType::kUInt8;
+    if (size == 2) return s ? DataType::kInt16 : DataType::kUInt16;
+    if (size == 4) return s ? DataType::kInt32 : DataType::kUInt32;
+    if (size == 8) return s ? DataType::kInt64 : DataType::kUInt64;
+  } else if (kind == "V" && size == 2 && dtype.attr("names").is_none() &&
+             py::str(dtype.attr("name")).cast<std::string>() == "bfloat16") {
+    return DataType::kBFloat16;  // ml_dtypes.bfloat16
+  }
+  return std::nullopt;
+}
+
+py::object NumpyDtype(DataType type) {
+  if (type == DataType::kBFloat16) {
+    try {
+      return g_numpy->attr("dtype")(py::module_::import("ml_dtypes").attr("bfloat16"));
+    } catch (py::error_already_set& e) {
+      if (!e.matches(PyExc_ImportError)) throw;
+      throw py::type_error(
+          "a bfloat16 NumPy array needs the ml_dtypes package (pip install ml_dtypes)");
+    }
+  }
+  return g_numpy->attr("dtype")(std::string(Name(type)));
+}
+
+py::object NativeDtype(py::handle dtype) { return dtype.attr("newbyteorder")("="); }
+
+Operand FromNumpy(const py::array& a, const char* name) {
+  Operand o;
+  o.object = a;
+  o.is_numpy = true;
+  py::object dtype = a.attr("dtype");
+  const std::optional<DataType> type = TypeOfNumpyDtype(dtype);
+  if (!type) {
+    throw py::type_error(std::string(name) + " has dtype " + py::str(dtype).cast<std::string>() +
+                         "; " + kSupportedTypes);
+  }
+  o.type = *type;
+  const auto esize = static_cast<int64_t>(o.element_size());
+  o.needs_copy = !dtype.attr("isnative").cast<bool>();
+  const int ndim = static_cast<int>(a.ndim());
+  for (int i = 0; i < ndim; ++i) {
+    o.sizes.push_back(static_cast<uint64_t>(a.shape(i)));
+    const int64_t stride = a.strides(i);
+    if (stride % esize != 0) o.needs_copy = true;
+    o.strides.push_back(stride / esize);
+  }
+  o.origin = static_cast<std::byte*>(const_cast<void*>(a.data()));
+  o.writable = a.writeable();
+  return o;
+}
+
+std::optional<DataType> TypeOfDLPack(const dlpack::DataType& t) {
+  if (t.lanes != 1) return std::nullopt;
+  switch (t.code) {
+    case dlpack::kFloat:
+      if (t.bits == 16) return DataType::kFloat16;
+      if (t.bits == 32) return DataType::kFloat32;
+      if (t.bits == 64) return DataType::kFloat64;
+      break;
+    case dlpack::kBfloat:
+      if (t.bits == 16) return DataType::kBFloat16;
+      break;
+    case dlpack::kInt:
+    case dlpack::kUInt: {
+      const bool s = t.code == dlpack::kInt;
+      if (t.bits == 8) return s ? DataType::kInt8 : DataType::kUInt8;
+      if (t.bits == 16) return s ? DataType::kInt16 : DataType::kUInt16;
+      if (t.bits == 32) return s ? DataType::kInt32 : DataType::kUInt32;
+      if (t.bits == 64) return s ? DataType::kInt64 : DataType::kUInt64;
+      break;
+    }
+    default:
+      break;
+  }
+  return std::nullopt;
+}
+
+Place PlaceOfDLPackDevice(int32_t type, int32_t id, const char* name) {
+  switch (type) {
+    case dlpack::kCPU:
+    case dlpack::kCUDAHost:
+      return {DeviceKind::kCpu, 0};
+    case dlpack::kCUDA:
+    case dlpack::kCUDAManaged:
+      return {DeviceKind::kCuda, id};
+    default:
+      throw py::type_error(std::string(name) + " lives on DLPack device type " +
+                           std::to_string(type) +
+                           "; eltwise reaches CPU (1), CUDA (2), CUDA host (3) and CUDA managed "
+                           "(13) memory");
+  }
+}
+
+Operand FromDLPack(py::handle object, const char* name) {
+  const std::string n = name;
+  py::tuple device = object.attr("__dlpack_device__")();
+  if (device.size() != 2) throw py::type_error(n + ".__dlpack_device__() is not a (type, id) pair");
+  const Place place =
+      PlaceOfDLPackDevice(device[0].cast<int32_t>(), device[1].cast<int32_t>(), name);
+  py::dict kwargs;
+  // eltwise runs on the legacy default CUDA stream (1 in the DLPack protocol); the producer orders
+  // its pending work before it. Host producers take no stream.
+  if (place.kind == DeviceKind::kCuda) kwargs["stream"] = 1;
+  py::object capsule;
+  {
+    py::dict versioned;  // a new dict: copying a py::dict shares it
+    if (place.kind == DeviceKind::kCuda) versioned["stream"] = 1;
+    versioned["max_version"] = py::make_tuple(1, 0);
+    try {
+      capsule = object.attr("__dlpack__")(**versioned);
+    } catch (py::error_already_set& e) {
+      if (!e.matches(PyExc_TypeError)) throw;  // a producer without max_version (DLPack < 1.0)
+      capsule = object.attr("__dlpack__")(**kwargs);
+    }
+  }
+  if (!PyCapsule_CheckExact(capsule.ptr())) {
+    throw py::type_error(n + ".__dlpack__() did not return a DLPack capsule");
+  }
+  const char* capsule_name = PyCapsule_GetName(capsule.ptr());
+  const std::string cname = capsule_name != nullptr ? capsule_name : "";
+  Operand o;
+  o.object = py::reinterpret_borrow<py::object>(object);
+  o.dlpack = std::make_shared<DLPackOwner>();
+  o.place = place;
+  const dlpack::Tensor* t = nullptr;
+  if (cname == "dltensor_versioned") {
+    auto* m = static_cast<dlpack::ManagedTensorVersioned*>(
+        PyCapsule_GetPointer(capsule.ptr(), capsule_name));
+    if (m == nullptr) throw py::error_already_set();
+    o.dlpack->versioned = m;  // consumed: from here on eltwise calls the deleter
+    PyCapsule_SetName(capsule.ptr(), "used_dltensor_versioned");
+    if (m->version.major != 1) {
+      throw py::type_error(n + " is a DLPack " + std::to_string(m->version.major) + "." +
+                           std::to_string(m->version.minor) + " tensor; eltwise reads DLPack 1.x");
+    }
+    o.writable = (m->flags & dlpack::kFlagReadOnly) == 0;
+    t = &m->dl_tensor;
+  } else if (cname == "dltensor") {
+    auto* m =
+        static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), capsule_name));
+    if (m == nullptr) throw py::error_already_set();
+    o.dlpack->legacy = m;
+    PyCapsule_SetName(capsule.ptr(), "used_dltensor");
+    t = &m->dl_tensor;
+  } else {
+    throw py::type_error(n + ".__dlpack__() returned a capsule named '" + cname +
+                         "', not a DLPack tensor");
+  }
+  const Place capsule_place = PlaceOfDLPackDevice(t->device.device_type, t->device.device_id, name);
+  if (!(capsule_place == place)) {
+    throw py::type_error(n + ".__dlpack_device__() says " + Text(place) +
+                         " but its DLPack tensor is on " + Text(capsule_place));
+  }
+  const std::optional<DataType> type = TypeOfDLPack(t->dtype);
+  if (!type) {
+    throw py::type_error(n + " has DLPack dtype (code " + std::to_string(t->dtype.code) +
+                         ", bits " + std::to_string(t->dtype.bits) + ", lanes " +
+                         std::to_string(t->dtype.lanes) + "); " + kSupportedTypes);
+  }
+  o.type = *type;
+  if (t->ndim < 0) throw py::type_error(n + " has a negative DLPack ndim");
+  o.sizes.resize(t->ndim);
+  o.strides.resize(t->ndim);
+  int64_t packed = 1;
+  for (int i = t->ndim - 1; i >= 0; --i) {
+    if (t->shape[i] < 0) throw py::type_error(n + " has a negative DLPack size");
+    o.sizes[i] = static_cast<uint64_t>(t->shape[i]);
+    o.strides[i] = t->strides != nullptr ? t->strides[i] : packed;
+    packed *= t->shape[i];
+  }
+  o.origin = static_cast<std::byte*>(t->data) + t->byte_offset;
+  return o;
+}
+
+Operand Acquire(py::handle object, const char* name) {
+  if (py::array::check_(object)) return FromNumpy(py::reinterpret_borrow<py::array>(object), name);
+  if (py::isinstance(object, g_numpy->attr("generic"))) {
+    if (std::string(name) == "out") {
+      throw py::type_error("out is a NumPy scalar, which is immutable; pass an array");
+    }
+    return FromNumpy(g_numpy->attr("asarray")(object), name);  // a 0-d array
+  }
+  if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
+    return FromDLPack(object, name);
+  }
+  throw py::type_error(std::string(name) + " is a " +
+                       py::str(py::type::handle_of(object).attr("__name__")).cast<std::string>() +
+                       "; eltwise takes NumPy arrays and objects with __dlpack__ (PyTorch tensors, "
+                       "...)");
+}
+
+std::string ShapeText(const std::vector<uint64_t>& sizes) {
+  std::string s = "(";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    s += std::to_string(sizes[i]);
+    s += sizes.size() == 1 ? "," : (i + 1 < sizes.size() ? ", " : "");
+  }
+  return s + ")";
+}
+
+// A new output like x: same shape and type, host or device like x.
+py::object AllocateLike(const Operand& x) {
+  if (x.is_numpy) {
+    py::object dtype = NativeDtype(x.object.attr("dtype"));
+    return g_numpy->attr("empty_like")(x.object, py::arg("dtype") = dtype, py::arg("order") = "K");
+  }
+  const std::string module =
+      py::str(py::type::handle_of(x.object).attr("__module__")).cast<std::string>();
+  if (module.rfind("torch", 0) == 0) {
+    return py::module_::import("torch").attr("empty_like")(x.object);
+  }
+  if (py::hasattr(x.object, "__array_namespace__")) {
+    return x.object.attr("__array_namespace__")().attr("empty_like")(x.object);
+  }
+  if (x.place.kind == DeviceKind::kCpu) {
+    return g_numpy->attr("empty")(py::cast(x.sizes), py::arg("dtype") = NumpyDtype(x.type));
+  }
+  throw py::type_error(
+      "x is a " + py::str(py::type::handle_of(x.object).attr("__name__")).cast<std::string>() +
+      " on " + Text(x.place) + " and eltwise does not know how to allocate one like it; pass out=");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Geometry, descriptors and bindings
+
+struct Geometry {
+  std::vector<uint64_t> sizes;
+  std::vector<int64_t> in_strides;
+  std::vector<int64_t> out_strides;
+};
+
+uint64_t Magnitude(int64_t v) {
+  return v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+}
+
+// Merges dimensions that are contiguous in both operands (after dropping size-1 dimensions and
+// ordering by output stride). An elementwise operation only needs the same element-to-element
+// correspondence, which merging keeps.
+Geometry Merge(const Geometry& g) {
+  struct Dim {
+    uint64_t size;
+    int64_t in, out;
+  };
+  std::vector<Dim> dims;
+  for (size_t i = 0; i < g.sizes.size(); ++i) {
+    if (g.sizes[i] == 0) return Geometry{{0}, {1}, {1}};
+    if (g.sizes[i] != 1) dims.push_back({g.sizes[i], g.in_strides[i], g.out_strides[i]});
+  }
+  std::stable_sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) {
+    if (Magnitude(a.out) != Magnitude(b.out)) return Magnitude(a.out) > Magnitude(b.out);
+    return Magnitude(a.in) > Magnitude(b.in);
+  });
+  std::vector<Dim> merged;
+  for (const Dim& d : dims) {
+    if (!merged.empty()) {
+      Dim& outer = merged.back();
+      int64_t in_span, out_span;
+      uint64_t size;
+      const auto n = static_cast<int64_t>(d.size);
+      if (!__builtin_mul_overflow(d.in, n, &in_span) && in_span == outer.in &&
+          !__builtin_mul_overflow(d.out, n, &out_span) && out_span == outer.out &&
+          !__builtin_mul_overflow(outer.size, d.size, &size)) {
+        outer = {size, d.in, d.out};
+        continue;
+      }
+    }
+    merged.push_back(d);
+  }
+  Geometry out;
+  for (const Dim& d : merged) {
+    out.sizes.push_back(d.size);
+    out.in_strides.push_back(d.in);
+    out.out_strides.push_back(d.out);
+  }
+  return out;
+}
+
+TensorDesc Describe(DataType type, const std::vector<uint64_t>& sizes,
+                    const std::vector<int64_t>& strides, FeatureLevel level) {
+  TensorDesc t;
+  t.type = type;
+  t.sizes = sizes;
+  t.strides = strides;
+  // An overflowing size is left 0 so the validator reports the overflow with its message.
+  t.total_tensor_size_in_bytes =
+      (level == FeatureLevel::kExtended ? SpanInBytes(type, sizes, t.strides)
+                                        : CalcBufferTensorSize(type, sizes, t.strides))
+          .value_or(0);
+  return t;
+}
+
+// The bytes an operand's elements occupy: from its lowest-addressed element, `span` bytes.
+struct Region {
+  std::byte* lowest = nullptr;
+  uint64_t span = 0;
+};
+
+Region RegionOf(std::byte* origin, DataType type, const std::vector<uint64_t>& sizes,
+                const std::vector<int64_t>& strides) {
+  for (uint64_t s : sizes) {
+    if (s == 0) return {origin, 0};
+  }
+  int64_t back = 0;  // elements from the lowest-addressed element to element (0, ..., 0)
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (strides[i] < 0) back += static_cast<int64_t>(sizes[i] - 1) * -strides[i];
+  }
+  const auto esize = static_cast<int64_t>(ElementSize(type));
+  return {origin - back * esize, SpanInBytes(type, sizes, strides).value_or(0)};
+}
+
+// Copies every element of a `sizes` array from src (strides src_strides) to dst (dst_strides);
+// strides in elements, rank <= 8 here or any rank (recursive).
+void CopyElements(const std::byte* src, const int64_t* src_strides, std::byte* dst,
+                  const int64_t* dst_strides, const uint64_t* sizes, size_t rank, size_t esize) {
+  if (rank == 0) {
+    std::memcpy(dst, src, esize);
+    return;
+  }
+  const auto e = static_cast<ptrdiff_t>(esize);
+  for (uint64_t i = 0; i < sizes[0]; ++i) {
+    CopyElements(src + static_cast<ptrdiff_t>(i) * src_strides[0] * e, src_strides + 1,
+                 dst + static_cast<ptrdiff_t>(i) * dst_strides[0] * e, dst_strides + 1, sizes + 1,
+                 rank - 1, esize);
+  }
+}
+
+struct AlignedDelete {
+  void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
+};
+using AlignedBuffer = std::unique_ptr<std::byte[], AlignedDelete>;
+
+AlignedBuffer AllocateAligned(uint64_t bytes) {
+  auto* p = static_cast<std::byte*>(
+      ::operator new[](std::max<uint64_t>(bytes, 1), std::align_val_t{64}, std::nothrow));
+  return AlignedBuffer(p);
+}
+
+Status OutOfMemory(uint64_t bytes) {
+  return Status(StatusCode::kOutOfMemory,
+                "allocating a " + std::to_string(bytes) + "-byte staging buffer failed");
+}
+
+// Everything a call needs once the operands are settled; filled with the GIL held, run without.
+struct Call {
+  const Device* device = nullptr;
+  OperatorDesc desc;
+  DataType type = DataType::kFloat32;
+  Geometry geometry;  // what the descriptors say (merged or not)
+  std::byte* in_origin = nullptr;
+  std::byte* out_origin = nullptr;
+  // Host operands on a CUDA device: staged through packed device buffers.
+  bool stage_through_device = false;
+};
+
+// Runs a call whose operands are in the device's own memory (host memory for the CPU).
+Status RunDirect(const Call& call) {
+  Expected<CompiledOperator> op = Compile(*call.device, call.desc);
+  if (!op.ok()) return op.status();
+  const Geometry& g = call.geometry;
+  const Region in = RegionOf(call.in_origin, call.type, g.sizes, g.in_strides);
+  const Region out = RegionOf(call.out_origin, call.type, g.sizes, g.out_strides);
+  const FeatureLevel level = call.device->feature_level();
+  const bool host = call.device->kind() == DeviceKind::kCpu;
+  if (level == FeatureLevel::kExtended || !host) {
+    Status s = op->Execute(ConstBinding{in.lowest, in.span}, Binding{out.lowest, out.span});
+    if (s.ok() && !host) s = Synchronize(*call.device);
+    return s;
+  }
+  // DirectML level on the host: stage what DirectML's binding rules would refuse (Note above).
+  const auto& tensors = std::visit(
+      [](const auto& d) {
+        return std::pair<const TensorDesc*, const TensorDesc*>(&d.input, &d.output);
+      },
+      call.desc);
+  const uint64_t in_total = tensors.first->total_tensor_size_in_bytes;
+  const uint64_t out_total = tensors.second->total_tensor_size_in_bytes;
+  constexpr uintptr_t kAlignment = 16;  // DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
+  const bool stage_in =
+      reinterpret_cast<uintptr_t>(in.lowest) % kAlignment != 0 || in.span < in_total;
+  const bool stage_out =
+      reinterpret_cast<uintptr_t>(out.lowest) % kAlignment != 0 || out.span < out_total;
+  AlignedBuffer in_buffer, out_buffer;
+  ConstBinding in_binding{in.lowest, in.span};
+  Binding out_binding{out.lowest, out.span};
+  if (stage_in) {
+    in_buffer = AllocateAligned(in_total);
+    if (!in_buffer) return OutOfMemory(in_total);
+    std::memcpy(in_buffer.get(), in.lowest, in.span);
+    in_binding = {in_buffer.get(), in_total};
+  }
+  if (stage_out) {
+    out_buffer = AllocateAligned(out_total);
+    if (!out_buffer) return OutOfMemory(out_total);
+    out_binding = {out_buffer.get(), out_total};
+  }
+  if (Status s = op->Execute(in_binding, out_binding); !s.ok()) return s;
+  if (stage_out) {
+    const std::byte* staged_origin = out_buffer.get() + (call.out_origin - out.lowest);
+    CopyElements(staged_origin, g.out_strides.data(), call.out_origin, g.out_strides.data(),
+                 g.sizes.data(), g.sizes.size(), ElementSize(call.type));
+  }
+  return Status::Ok();
+}
+
+// Host operands on a CUDA device: gather x into a packed host buffer, copy it to the device, run
+// on packed device buffers, copy back and scatter into out. `packed` holds the packed strides the
+// descriptors use; `host` the operands' own.
+Status RunThroughDevice(const Call& call, const Geometry& host) {
+  const Device& device = *call.device;
+  Expected<CompiledOperator> op = Compile(device, call.desc);
+  if (!op.ok()) return op.status();
+  const auto& tensors = std::visit(
+      [](const auto& d) {
+        return std::pair<const TensorDesc*, const TensorDesc*>(&d.input, &d.output);
+      },
+      call.desc);
+  const size_t esize = ElementSize(call.type);
+  uint64_t count = 1;
+  for (uint64_t s : host.sizes) count *= s;
+  const uint64_t bytes = count * esize;
+  if (count == 0) return op->Execute(ConstBinding{}, Binding{});
+  AlignedBuffer staging = AllocateAligned(bytes);
+  if (!staging) return OutOfMemory(bytes);
+  const std::vector<int64_t> packed = PackedStrides(host.sizes);
+  CopyElements(call.in_origin, host.in_strides.data(), staging.get(), packed.data(),
+               host.sizes.data(), host.sizes.size(), esize);
+  const uint64_t in_total = std::max(tensors.first->total_tensor_size_in_bytes, bytes);
+  const uint64_t out_total = std::max(tensors.second->total_tensor_size_in_bytes, bytes);
+  Expected<void*> in = Allocate(device, in_total);
+  if (!in.ok()) return in.status();
+  Expected<void*> out = Allocate(device, out_total);
+  if (!out.ok()) {
+    Free(device, *in);
+    return out.status();
+  }
+  Status s = CopyToDevice(device, *in, staging.get(), bytes);
+  if (s.ok()) s = op->Execute(ConstBinding{*in, in_total}, Binding{*out, out_total});
+  if (s.ok()) s = CopyToHost(device, staging.get(), *out, bytes);
+  if (s.ok()) s = Synchronize(device);
+  Free(device, *in);
+  Free(device, *out);
+  if (!s.ok()) return s;
+  CopyElements(staging.get(), packed.data(), call.out_origin, host.out_strides.data(),
+               host.sizes.data(), host.sizes.size(), esize);
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operations
+
+struct Request {
+  Op op = Op::kSign;
+  NanPolicy nan = NanPolicy::kZero;
+  RoundingMode mode = RoundingMode::kHalvesToNearestEven;
+  FeatureLevel level = FeatureLevel::kExtended;
+  Place place;
+};
+
+OperatorDesc MakeDesc(const Request& r, TensorDesc in, TensorDesc out) {
+  if (r.op == Op::kSign) return SignDesc{std::move(in), std::move(out), r.nan};
+  return RoundDesc{std::move(in), std::move(out), r.mode};
+}
+
+py::object Run(const Request& r, py::handle x_object, py::handle out_object) {
+  Operand x = Acquire(x_object, "x");
+  if (x.place.kind == DeviceKind::kCuda && !(r.place == x.place)) {
+    throw py::value_error("x is a tensor on " + Text(x.place) + " but device is '" + Text(r.place) +
+                          "'; pass device='" + Text(x.place) + "'");
+  }
+  const Device& device = GetDevice(r.place, r.level);
+
+  std::optional<Operand> out;
+  py::object copy_back_to;  // a caller's out the library cannot describe: filled from a temporary
+  if (!out_object.is_none()) {
+    out = Acquire(out_object, "out");
+    if (!out->writable) throw py::value_error("out is read-only");
+    if (!(out->place == x.place)) {
+      throw py::value_error("out is on " + Text(out->place) + " but x is on " + Text(x.place) +
+                            "; they must be in the same memory");
+    }
+    if (out->type != x.type) {
+      ThrowInvalid("out has type " + std::string(Name(out->type)) + " but x has type " +
+                   std::string(Name(x.type)) + "; input and output must have the same type");
+    }
+    if (out->sizes != x.sizes) {
+      ThrowInvalid("out has shape " + ShapeText(out->sizes) + " but x has shape " +
+                   ShapeText(x.sizes) + "; input and output must have the same sizes");
+    }
+  }
+  if (x.needs_copy) {  // only NumPy arrays: non-native byte order or byte strides
+    py::object dtype = NativeDtype(x.object.attr("dtype"));
+    x = FromNumpy(g_numpy->attr("ascontiguousarray")(x.object, py::arg("dtype") = dtype), "x");
+  }
+  if (out && out->needs_copy) {
+    copy_back_to = out->object;
+    out.reset();
+  }
+  if (!out) out = Acquire(AllocateLike(x), "out");
+
+  Call call;
+  call.device = &device;
+  call.type = x.type;
+  call.in_origin = x.origin;
+  call.out_origin = out->origin;
+  Geometry given{x.sizes, x.strides, out->strides};
+  if (std::find(x.sizes.begin(), x.sizes.end(), uint64_t{0}) != x.sizes.end()) {
+    // No elements: strides address nothing. NumPy gives zero strides to some empty arrays, which
+    // the output self-overlap rule would otherwise see before the zero size.
+    given.in_strides = given.out_strides = PackedStrides(x.sizes);
+  }
+  const bool merge = r.level == FeatureLevel::kExtended && x.sizes.size() > kMaxRank;
+  call.stage_through_device = x.place.kind == DeviceKind::kCpu && r.place.kind == DeviceKind::kCuda;
+  if (call.stage_through_device) {
+    const std::vector<int64_t> packed = PackedStrides(x.sizes);
+    call.geometry = Geometry{x.sizes, packed, packed};
+  } else {
+    call.geometry = given;
+  }
+  if (merge) call.geometry = Merge(call.geometry);
+  call.desc = MakeDesc(r, Describe(x.type, call.geometry.sizes, call.geometry.in_strides, r.level),
+                       Describe(x.type, call.geometry.sizes, call.geometry.out_strides, r.level));
+
+  Status status;
+  {
+    py::gil_scoped_release release;
+    status = call.stage_through_device ? RunThroughDevice(call, given) : RunDirect(call);
+  }
+  if (!status.ok()) {
+    std::string note;
+    if (merge) {
+      note = " (x has " + std::to_string(x.sizes.size()) + " dimensions; " +
+             std::to_string(call.geometry.sizes.size()) +
+             " remain after merging the dimensions that are contiguous in both x and out)";
+    }
+    ThrowStatus(status, note);
+  }
+  if (copy_back_to) {
+    g_numpy->attr("copyto")(copy_back_to, out->object);
+    return copy_back_to;
+  }
+  return out->object;
+}
+
+py::object SignPy(py::handle x, py::handle out, const std::string& nan,
+                  const std::string& feature_level, const std::string& device) {
+  Request r;
+  r.op = Op::kSign;
+  const std::optional<NanPolicy> policy = ParseNanPolicy(nan);
+  if (!policy) throw py::value_error("nan is '" + nan + "'; it must be 'zero' or 'propagate'");
+  r.nan = *policy;
+  r.level = ParseLevel(feature_level);
+  r.place = ParseDevice(device);
+  return Run(r, x, out);
+}
+
+py::object RoundPy(py::handle x, const std::string& mode, py::handle out,
+                   const std::string& feature_level, const std::string& device) {
+  Request r;
+  r.op = Op::kRound;
+  const std::optional<RoundingMode> m = ParseRoundingMode(mode);
+  if (!m) {
+    throw py::value_error("mode is '" + mode +
+                          "'; it must be 'halves_to_nearest_even', 'toward_zero', "
+                          "'toward_infinity', 'down' or 'up'");
+  }
+  r.mode = *m;
+  r.level = ParseLevel(feature_level);
+  r.place = ParseDevice(device);
+  return Run(r, x, out);
+}
+
+// `dtype` as eltwise's DataType; nullopt for a NumPy dtype eltwise has no type for. TypeError for
+// something that is not a dtype at all.
+std::optional<DataType> DataTypeArgument(py::handle dtype) {
+  if (py::isinstance<py::str>(dtype)) {
+    if (std::optional<DataType> t = ParseDataType(dtype.cast<std::string>())) return t;
+  }
+  py::object numpy_dtype;
+  try {
+    numpy_dtype = g_numpy->attr("dtype")(dtype);
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    throw py::type_error("dtype " + Repr(dtype) + " is not a data type; " + kSupportedTypes);
+  }
+  return TypeOfNumpyDtype(numpy_dtype);
+}
+
+bool SupportsPy(const std::string& op, py::handle dtype, int64_t ndim,
+                const std::string& feature_level) {
+  const std::optional<Op> o = ParseOp(op);
+  if (!o) throw py::value_error("op is '" + op + "'; it must be 'sign' or 'round'");
+  if (ndim < 0) throw py::value_error("ndim is " + std::to_string(ndim) + "; it must be >= 0");
+  const FeatureLevel level = ParseLevel(feature_level);
+  const std::optional<DataType> type = DataTypeArgument(dtype);
+  if (!type || ndim > kMaxRank) return false;
+  return Supports(level, *o, *type, static_cast<int>(ndim));
+}
+
+py::dict InfoPy() {
+  const SystemInfo info = GetSystemInfo();
+  py::dict d;
+  d["version"] = info.version;
+  d["cpu_targets"] = info.cpu_targets;
+  d["hardware_threads"] = info.hardware_threads;
+  d["cuda_backend_built"] = info.cuda_backend_built;
+  d["cuda_devices"] = info.cuda_devices;
+  py::list levels, types, modes;
+  for (FeatureLevel level : AllFeatureLevels()) levels.append(std::string(Name(level)));
+  for (int t = 0; t < kDataTypeCount; ++t)
+    types.append(std::string(Name(static_cast<DataType>(t))));
+  for (int m = 0; m < kRoundingModeCount; ++m) {
+    modes.append(std::string(Name(static_cast<RoundingMode>(m))));
+  }
+  d["feature_levels"] = levels;
+  d["dtypes"] = types;
+  d["rounding_modes"] = modes;
+  d["nan_policies"] = py::make_tuple("zero", "propagate");
+  return d;
+}
+
+}  // namespace
+}  // namespace eltwise::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace eltwise::python;
+  namespace ew = eltwise;
+  g_numpy = new py::module_(py::module_::import("numpy"));
+  m.doc() = "eltwise's compiled core; use the eltwise package.";
+  // Each docstring starts with its Python signature (pybind11's would show C++ handle types).
+  py::options options;
+  options.disable_function_signatures();
+
+  g_error_type = PyErr_NewExceptionWithDoc(
+      "eltwise.EltwiseError",
+      "Raised when eltwise rejects a request (a ValueError). str(error) is the library's message, "
+      "which names the field and the rule; error.code is the status code name "
+      "('invalid_argument', 'unsupported', 'out_of_memory', 'device_error', 'internal').",
+      PyExc_ValueError, nullptr);
+  if (g_error_type == nullptr) throw py::error_already_set();
+  m.attr("EltwiseError") = py::handle(g_error_type);  // the module holds the reference we made
+  m.attr("__version__") = std::string(ew::Version());
+
+  m.def("sign", &SignPy, py::arg("x"), py::arg("out") = py::none(), py::kw_only(),
+        py::arg("nan") = "zero", py::arg("feature_level") = "extended", py::arg("device") = "cpu",
+        R"doc(sign(x, out=None, *, nan="zero", feature_level="extended", device="cpu")
+
+Elementwise sign: +1 for x > 0, -1 for x < 0, +0 for +0 and -0 (DirectML ELEMENT_WISE_SIGN,
+ONNX Sign). Unsigned integers give 0 or 1; signed integers -1, 0 or 1 (INT_MIN gives -1).
+
+Parameters
+----------
+x : numpy.ndarray or object with __dlpack__
+    float32, float16, bfloat16 (ml_dtypes), float64, int8/16/32/64 or uint8/16/32/64, any layout.
+out : array, optional
+    Where to write the result: same shape and dtype as x. It may be x itself (in place) or
+    overlap x in any way; the result is as if x were read whole before out is written.
+nan : {"zero", "propagate"}
+    Result for NaN: "zero" gives +0 (DirectML, PyTorch, ONNX Runtime CUDA); "propagate" gives NaN
+    (NumPy's np.sign, the ONNX reference).
+feature_level : str
+    "extended" (default) or a DirectML feature level ("2_0" ... "6_4"): the request is then
+    validated exactly as DirectML would validate it (x's shape and strides are the tensor
+    description; rank, dtype, size and stride rules apply).
+device : {"cpu", "cuda", "cuda:N"}
+    Where to run. CUDA tensors (DLPack) must use a CUDA device; host arrays on a CUDA device are
+    copied there and back.
+
+Returns
+-------
+out, or a new array of x's shape and dtype (a NumPy array for NumPy input, a tensor of the same
+library for DLPack input).
+
+Raises
+------
+EltwiseError (a ValueError) for a request eltwise rejects, with the library's message; TypeError
+for an unsupported object or dtype; ValueError for an unknown option value or a read-only out.)doc");
+
+  m.def(
+      "round", &RoundPy, py::arg("x"), py::arg("mode") = "halves_to_nearest_even",
+      py::arg("out") = py::none(), py::kw_only(), py::arg("feature_level") = "extended",
+      py::arg("device") = "cpu",
+      R"doc(round(x, mode="halves_to_nearest_even", out=None, *, feature_level="extended", device="cpu")
+
+Elementwise rounding to an integral value of the same dtype (DirectML ELEMENT_WISE_ROUND,
+ONNX Round). The sign of zero is kept, infinities pass through, NaN stays NaN; integer dtypes
+are copied unchanged (extended level only).
+
+Parameters
+----------
+x : numpy.ndarray or object with __dlpack__
+    float32, float16, bfloat16 (ml_dtypes), float64 or an integer dtype, any layout.
+mode : str
+    "halves_to_nearest_even" (np.rint, ONNX Round), "toward_zero" (np.trunc), "toward_infinity"
+    (to nearest, halves away from zero: 2.5 -> 3, -2.5 -> -3; NOT ceil), "down" (np.floor),
+    "up" (np.ceil). "down" and "up" exist at the extended level only.
+out : array, optional
+    As for sign: same shape and dtype; may be x or overlap it.
+feature_level, device :
+    As for sign. Round needs DirectML feature level 2_1 or higher.
+
+Returns
+-------
+out, or a new array of x's shape and dtype.
+
+Raises
+------
+EltwiseError (a ValueError) for a request eltwise rejects; TypeError for an unsupported object
+or dtype; ValueError for an unknown option value or a read-only out.)doc");
+
+  m.def("supports", &SupportsPy, py::arg("op"), py::arg("dtype"), py::arg("ndim"),
+        py::arg("feature_level") = "extended",
+        R"doc(supports(op, dtype, ndim, feature_level="extended") -> bool
+
+Whether `op` ("sign" or "round") accepts tensors of `dtype` (a NumPy dtype, a dtype name such as
+"float16" or "bfloat16", or a NumPy short name such as "f2") with `ndim` dimensions at
+`feature_level`, like DirectML's CheckFeatureSupport. False for a NumPy dtype eltwise does not
+handle (complex, bool, ...); TypeError for something that is not a dtype.)doc");
+
+  m.def("info", &InfoPy, R"doc(info() -> dict
+
+What this build and machine offer: version, cpu_targets (best first), hardware_threads,
+cuda_backend_built, cuda_devices, feature_levels, dtypes, rounding_modes, nan_policies.)doc");
+}

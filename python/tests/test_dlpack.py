@@ -1,0 +1,250 @@
+"""Objects with __dlpack__: NumPy-backed producers (versioned and legacy capsules), hand-made
+capsules for bfloat16, negative strides and CUDA tensors, and PyTorch when it is installed."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import eltwise
+from conftest import BFLOAT16, MODES, assert_bits_equal, expected_round, expected_sign, special_values
+
+
+class Producer:
+    """Exports a NumPy array through the DLPack protocol only (no buffer protocol, no ndarray)."""
+
+    def __init__(self, array, legacy=False):
+        self.array = array
+        self.legacy = legacy
+
+    def __dlpack__(self, *, stream=None, max_version=None, **kwargs):
+        if self.legacy and max_version is not None:
+            raise TypeError("__dlpack__() got an unexpected keyword argument 'max_version'")
+        if max_version is None:
+            return self.array.__dlpack__(stream=stream)
+        return self.array.__dlpack__(stream=stream, max_version=max_version)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_numpy_producer(legacy):
+    rng = np.random.default_rng(1)
+    x = special_values(np.dtype(np.float32), rng, 1000)[:1000]
+    r = eltwise.round(Producer(x, legacy), "toward_infinity")
+    assert isinstance(r, np.ndarray)
+    assert_bits_equal(r, expected_round(x, "toward_infinity"))
+    out = np.zeros_like(x)
+    assert isinstance(eltwise.sign(Producer(x, legacy), Producer(out, legacy)), Producer)
+    assert_bits_equal(out, expected_sign(x))
+    v = x.reshape(10, 100)[::-1, ::3]
+    assert_bits_equal(eltwise.round(Producer(v, legacy), "down"), np.floor(v))
+    # in place through two producers of the same memory
+    y = x.copy()
+    eltwise.round(Producer(y, legacy), "up", Producer(y, legacy))
+    assert_bits_equal(y, np.ceil(x))
+
+
+def test_read_only_producer_as_out():
+    x = np.zeros(4, np.float32)
+    ro = np.zeros(4, np.float32)
+    ro.flags.writeable = False
+    try:
+        ro.__dlpack__(max_version=(1, 0))
+    except (TypeError, BufferError):
+        pytest.skip("this NumPy cannot export read-only arrays (DLPack 1.0 needs NumPy >= 2.1)")
+    assert eltwise.sign(Producer(ro)).tolist() == [0.0] * 4  # fine as an input
+    with pytest.raises(ValueError, match="^out is read-only$"):
+        eltwise.sign(x, Producer(ro))
+
+
+# --- hand-made DLPack capsules ---------------------------------------------------------------
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", DELETER)]
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+
+class HandMade:
+    """A DLPack producer over raw memory, with a counting deleter (legacy capsule)."""
+
+    def __init__(self, device, code, bits, shape, strides=None, data=0x10000, byte_offset=0,
+                 capsule_device=None, lanes=1, keep=None):
+        self.device = device
+        self.keep = keep  # memory that must outlive the capsule
+        self.deleted = 0
+        self.streams = []
+        n = len(shape)
+        self.shape = (ctypes.c_int64 * max(n, 1))(*shape)
+        self.strides = (ctypes.c_int64 * max(n, 1))(*strides) if strides is not None else None
+        self.deleter = DELETER(self._delete)
+        cd = capsule_device or device
+        self.managed = DLManagedTensor(
+            DLTensor(data, DLDevice(*cd), n, DLDataType(code, bits, lanes), self.shape,
+                     self.strides, byte_offset), None, self.deleter)
+
+    def _delete(self, _):
+        self.deleted += 1
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None):
+        self.streams.append(stream)
+        return _capsule_new(ctypes.addressof(self.managed), b"dltensor", None)
+
+
+@pytest.mark.skipif(BFLOAT16 is None, reason="needs ml_dtypes")
+def test_hand_made_bfloat16_capsule():
+    bits = np.arange(65536, dtype=np.uint16)
+    x = bits.view(BFLOAT16)
+    t = HandMade((1, 0), 4, 16, (65536,), data=bits.ctypes.data, keep=bits)
+    r = eltwise.round(t, "toward_infinity")
+    assert t.deleted == 1 and t.streams == [None]
+    assert r.dtype == BFLOAT16
+    assert_bits_equal(r, expected_round(x, "toward_infinity"))
+    out_bits = np.zeros(65536, np.uint16)
+    out = HandMade((1, 0), 4, 16, (65536,), data=out_bits.ctypes.data, keep=out_bits)
+    t = HandMade((1, 0), 4, 16, (65536,), data=bits.ctypes.data, keep=bits)
+    assert eltwise.sign(t, out, nan="propagate") is out
+    assert out.deleted == 1 and t.deleted == 1
+    assert_bits_equal(out_bits.view(BFLOAT16), expected_sign(x, "propagate"))
+
+
+def test_hand_made_negative_strides_and_byte_offset():
+    a = np.arange(-12, 12, dtype=np.float64).reshape(4, 6) / 4
+    # element (0, 0) is a[3, 5]: strides (-6, -1) walk back to a[0, 0]
+    t = HandMade((1, 0), 2, 64, (4, 6), strides=(-6, -1), data=a.ctypes.data,
+                 byte_offset=23 * 8, keep=a)
+    assert_bits_equal(eltwise.round(t, "toward_zero"), np.trunc(a[::-1, ::-1]))
+    # a zero stride (broadcast) and compact strides (None)
+    t = HandMade((1, 0), 2, 64, (3, 6), strides=(0, 1), data=a.ctypes.data, keep=a)
+    assert_bits_equal(eltwise.sign(t), np.sign(np.broadcast_to(a[0], (3, 6))))
+    t = HandMade((1, 0), 2, 64, (4, 6), data=a.ctypes.data, keep=a)
+    assert_bits_equal(eltwise.round(t, "up"), np.ceil(a))
+
+
+def test_cuda_tensor_needs_a_cuda_device():
+    t = HandMade((2, 0), 2, 32, (8,))
+    with pytest.raises(ValueError, match=r"^x is a tensor on cuda:0 but device is 'cpu'; pass device='cuda:0'$"):
+        eltwise.sign(t)
+    assert t.deleted == 1 and t.streams == [1]  # legacy default stream
+    t = HandMade((2, 1), 2, 32, (8,))
+    with pytest.raises(ValueError, match="x is a tensor on cuda:1 but device is 'cuda:0'"):
+        eltwise.round(t, device="cuda")
+    assert t.deleted == 1
+
+
+def test_cuda_tensor_on_an_unavailable_cuda_device():
+    if eltwise.info()["cuda_devices"]:
+        pytest.skip("this machine has a GPU eltwise can use")
+    t = HandMade((2, 0), 2, 32, (8,))
+    with pytest.raises(eltwise.EltwiseError) as info:
+        eltwise.round(t, device="cuda")
+    assert info.value.code == "unsupported"
+    assert t.deleted == 1
+
+
+def test_hand_made_unsupported_dtypes():
+    for code, bits, text in [(5, 64, "code 5, bits 64, lanes 1"), (6, 8, "code 6, bits 8, lanes 1"),
+                             (2, 128, "code 2, bits 128"), (0, 4, "code 0, bits 4")]:
+        t = HandMade((1, 0), code, bits, (3,))
+        with pytest.raises(TypeError, match=r"^x has DLPack dtype \(" + text):
+            eltwise.sign(t)
+        assert t.deleted == 1
+
+
+def test_hand_made_errors():
+    t = HandMade((4, 0), 2, 32, (8,))  # OpenCL
+    with pytest.raises(TypeError, match=r"^x lives on DLPack device type 4; eltwise reaches CPU"):
+        eltwise.sign(t)
+    assert t.streams == []  # refused before consuming
+    t = HandMade((1, 0), 2, 32, (8,), capsule_device=(2, 0))
+    with pytest.raises(TypeError, match=r"__dlpack_device__\(\) says cpu but its DLPack tensor is on cuda:0"):
+        eltwise.sign(t)
+    assert t.deleted == 1
+    t = HandMade((1, 0), 2, 32, (8,), lanes=4)
+    with pytest.raises(TypeError, match="lanes 4"):
+        eltwise.sign(t)
+    assert t.deleted == 1
+
+
+class DLPackWithoutDevice:
+    def __dlpack__(self, stream=None):
+        raise AssertionError("not called")
+
+
+def test_dlpack_without_device_method():
+    with pytest.raises(TypeError, match="eltwise takes NumPy arrays and objects with __dlpack__"):
+        eltwise.sign(DLPackWithoutDevice())
+
+
+# --- PyTorch, when installed ---------------------------------------------------------------
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64", "int8", "int32", "int64", "uint8"])
+def test_torch_cpu(dtype):
+    tdtype = getattr(torch, dtype)
+    x = (torch.arange(-50, 50, dtype=torch.float64) / 4).to(tdtype).reshape(10, 10)
+    for v in (x, x.t(), x.flip(0), x[:, ::3]):
+        r = eltwise.round(v, "toward_infinity")
+        assert isinstance(r, torch.Tensor) and r.dtype == tdtype and r.shape == v.shape
+        if dtype == "bfloat16":
+            x_np = v.to(torch.float32).numpy().astype(BFLOAT16)
+            want = expected_round(x_np, "toward_infinity").astype(np.float32)
+            got = r.to(torch.float32).numpy()
+        else:
+            want = expected_round(v.numpy(), "toward_infinity")
+            got = r.numpy()
+        assert_bits_equal(got, want)
+    out = torch.empty_like(x)
+    assert eltwise.sign(x, out) is out
+    eltwise.sign(x, x)  # in place
+
+
+@needs_torch
+@pytest.mark.skipif(torch is None or not torch.cuda.is_available(), reason="no CUDA GPU for PyTorch")
+def test_torch_cuda():
+    x = (torch.arange(-50, 50, dtype=torch.float32, device="cuda") / 4)
+    if not eltwise.info()["cuda_devices"]:
+        with pytest.raises(eltwise.EltwiseError) as info:
+            eltwise.round(x, device="cuda")
+        assert info.value.code == "unsupported"
+        return
+    for mode in MODES:
+        r = eltwise.round(x, mode, device="cuda")
+        assert r.is_cuda
+        assert_bits_equal(r.cpu().numpy(), expected_round(x.cpu().numpy(), mode))
+    y = x.clone().reshape(10, 10).t()
+    eltwise.sign(y, y, device="cuda")  # in place on a transposed view
+    assert_bits_equal(y.cpu().numpy(), expected_sign(x.cpu().numpy().reshape(10, 10).T))

@@ -1,0 +1,74 @@
+"""The type stubs (eltwise/__init__.pyi) agree with the module; mypy checks them when installed."""
+
+import ast
+import os
+import site
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import eltwise
+
+STUB = os.path.join(os.path.dirname(eltwise.__file__), "__init__.pyi")
+
+
+def signature_of(func):
+    """The signature line that starts each docstring, as an ast.arguments."""
+    line = func.__doc__.splitlines()[0]
+    return ast.parse(f"def {line}: pass").body[0].args
+
+
+def test_stub_files_are_installed():
+    assert os.path.exists(STUB)
+    assert os.path.exists(os.path.join(os.path.dirname(eltwise.__file__), "py.typed"))
+
+
+def test_stub_matches_docstring_signatures():
+    tree = ast.parse(open(STUB).read())
+    stub_defs = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            stub_defs.setdefault(node.name, node.args)  # the first overload
+    for name in ("sign", "round", "supports", "info"):
+        doc = signature_of(getattr(eltwise, name))
+        stub = stub_defs[name]
+        assert [a.arg for a in doc.args] == [a.arg for a in stub.args], name
+        assert [a.arg for a in doc.kwonlyargs] == [a.arg for a in stub.kwonlyargs], name
+        doc_defaults = [ast.literal_eval(d) for d in doc.defaults]
+        stub_defaults = [ast.literal_eval(d) for d in stub.defaults]
+        assert doc_defaults == stub_defaults, name
+        assert [ast.literal_eval(d) for d in doc.kw_defaults] == [
+            ast.literal_eval(d) for d in stub.kw_defaults], name
+    exported = [n for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "__all__"]
+    assert ast.literal_eval(exported[0].value) == eltwise.__all__
+
+
+def test_mypy_accepts_typical_use(tmp_path):
+    pytest.importorskip("mypy")
+    src = tmp_path / "use.py"
+    src.write_text(textwrap.dedent("""
+        import numpy as np
+        import numpy.typing as npt
+        import eltwise
+
+        x: npt.NDArray[np.float32] = np.zeros(3, np.float32)
+        a: npt.NDArray[np.float32] = eltwise.sign(x)
+        b: npt.NDArray[np.float32] = eltwise.round(x, "down", x)
+        c: npt.NDArray[np.float32] = eltwise.round(x, out=x, feature_level="2_1")
+        d: bool = eltwise.supports("sign", np.float16, 4, "2_0")
+        e: list[str] = eltwise.info()["cpu_targets"]
+        try:
+            eltwise.sign(x, nan="propagate")
+        except eltwise.EltwiseError as err:
+            code: str = err.code
+    """))
+    env = dict(os.environ)
+    package_root = os.path.dirname(os.path.dirname(eltwise.__file__))
+    if package_root not in site.getsitepackages():  # a build tree: mypy finds installed ones itself
+        env["MYPYPATH"] = package_root
+    r = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                        "--cache-dir", os.devnull, str(src)], capture_output=True, text=True,
+                       env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
