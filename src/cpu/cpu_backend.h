@@ -11,5 +11,9 @@ const Backend& CpuBackend();
 // Runs `plan` with `table` on the calling thread. Exposed for tests that pin a table.
 void RunPlanWithTable(const KernelTable& table, const Plan& plan, const std::byte* input,
                       std::byte* output);
+// The same on up to `threads` threads (the calling thread and the shared pool). The buffers must
+// not overlap partially (that is Backend::Run's job).
+void RunPlanWithTable(const KernelTable& table, const Plan& plan, const std::byte* input,
+                      std::byte* output, int threads);
 
 }  // namespace eltwise

@@ -22,12 +22,19 @@ using StridedKernel = void (*)(const std::byte* in, ptrdiff_t in_stride, std::by
 struct KernelTable {
   std::array<std::array<ContiguousKernel, kDataTypeCount>, kFunctionCount> contiguous{};
   std::array<std::array<StridedKernel, kDataTypeCount>, kFunctionCount> strided{};
+  // Optional: like `contiguous` but with non-temporal stores for the aligned body (for outputs
+  // larger than the last-level cache). Ends with a store fence. nullptr: use `contiguous`.
+  std::array<std::array<ContiguousKernel, kDataTypeCount>, kFunctionCount> contiguous_stream{};
 
   ContiguousKernel Contiguous(Function f, DataType t) const {
     return contiguous[static_cast<size_t>(f)][static_cast<size_t>(t)];
   }
   StridedKernel Strided(Function f, DataType t) const {
     return strided[static_cast<size_t>(f)][static_cast<size_t>(t)];
+  }
+  ContiguousKernel ContiguousStream(Function f, DataType t) const {
+    const ContiguousKernel k = contiguous_stream[static_cast<size_t>(f)][static_cast<size_t>(t)];
+    return k != nullptr ? k : Contiguous(f, t);
   }
 };
 
@@ -45,5 +52,8 @@ struct NamedKernelTable {
 // Every kernel table this build has that this CPU can run: the reference table first, then one per
 // compiled SIMD target. Tests run against each.
 std::vector<NamedKernelTable> AvailableKernelTables();
+// The table production code runs: the best SIMD target this CPU supports (Highway dynamic
+// dispatch), or the reference table in a build without SIMD.
+const KernelTable& BestKernelTable();
 
 }  // namespace eltwise

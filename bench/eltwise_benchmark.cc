@@ -1,0 +1,219 @@
+// eltwise benchmarks (Google Benchmark). Names:
+//   kernel/<target>/<function>/<dtype>/<bytes>   one contiguous kernel of one SIMD target, one
+//   thread op/<function>/<dtype>/<layout>/<bytes>       a compiled operator through Execute (all
+//   threads) copy/memcpy/<bytes>, copy/memset/<bytes>     baselines on the calling thread
+// <bytes> is the output size; bytes/s counts input + output (output only for broadcast and fills).
+// Select with --benchmark_filter, e.g. --benchmark_filter='op/.*/float32/contiguous/.*'.
+// For ratios against a copy measured in the same run, use `eltwise bench`.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/function.h"
+#include "cpu/kernels.h"
+#include "eltwise/eltwise.h"
+
+namespace eltwise {
+namespace {
+
+struct AlignedBuffer {
+  explicit AlignedBuffer(size_t bytes)
+      : data(static_cast<std::byte*>(
+            ::operator new (std::max<size_t>(bytes, 64), std::align_val_t{64}))),
+        size(bytes) {
+    std::mt19937_64 rng(1);
+    for (size_t i = 0; i < bytes; i += 8) {
+      const uint64_t r = rng() & 0xBFFFBFFFBFFFBFFFull;  // finite-looking values, any type
+      std::memcpy(data + i, &r, std::min<size_t>(8, bytes - i));
+    }
+  }
+  ~AlignedBuffer() { ::operator delete (data, std::align_val_t{64}); }
+  std::byte* data;
+  size_t size;
+};
+
+const std::vector<uint64_t>& Sizes() {
+  static const std::vector<uint64_t> sizes = {uint64_t{1} << 10,   uint64_t{16} << 10,
+                                              uint64_t{256} << 10, uint64_t{4} << 20,
+                                              uint64_t{64} << 20,  uint64_t{256} << 20};
+  return sizes;
+}
+
+std::string SizeName(uint64_t bytes) {
+  if (bytes >= (1u << 20)) return std::to_string(bytes >> 20) + "MiB";
+  return std::to_string(bytes >> 10) + "KiB";
+}
+
+void KernelBenchmark(benchmark::State& state, ContiguousKernel kernel, size_t esize,
+                     uint64_t bytes) {
+  // The output sits half a page past the input's page offset: buffers whose addresses are equal
+  // modulo 4 KiB make every load wait on an earlier store to the same page offset ("4K aliasing"),
+  // which would measure the allocator, not the kernel.
+  AlignedBuffer in(bytes), out(bytes + 4096);
+  const size_t n = bytes / esize;
+  std::byte* dst =
+      out.data +
+      ((reinterpret_cast<uintptr_t>(in.data) + 2048 - reinterpret_cast<uintptr_t>(out.data)) &
+       4095);
+  for (auto _ : state) {
+    kernel(in.data, dst, n);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * n * esize));
+}
+
+OperatorDesc MakeDesc(Function f, const TensorDesc& in, const TensorDesc& out) {
+  switch (f) {
+    case Function::kSignNanZero:
+      return SignDesc{in, out, NanPolicy::kZero};
+    case Function::kSignNanPropagate:
+      return SignDesc{in, out, NanPolicy::kPropagate};
+    case Function::kRoundTowardZero:
+      return RoundDesc{in, out, RoundingMode::kTowardZero};
+    case Function::kRoundTowardInfinity:
+      return RoundDesc{in, out, RoundingMode::kTowardInfinity};
+    case Function::kRoundDown:
+      return RoundDesc{in, out, RoundingMode::kDown};
+    case Function::kRoundUp:
+      return RoundDesc{in, out, RoundingMode::kUp};
+    default:
+      return RoundDesc{in, out, RoundingMode::kHalvesToNearestEven};
+  }
+}
+
+void OpBenchmark(benchmark::State& state, Function f, DataType type, const std::string& layout,
+                 uint64_t bytes) {
+  const uint64_t esize = ElementSize(type);
+  uint64_t n = std::max<uint64_t>(bytes / esize, 1);
+  TensorDesc in, out;
+  if (layout == "transposed") {
+    const auto side = static_cast<uint64_t>(std::sqrt(static_cast<double>(n)));
+    n = side * side;
+    in = TensorDesc::Strided(type, {side, side}, {1, static_cast<int64_t>(side)});
+    out = TensorDesc::Packed(type, {side, side});
+  } else if (layout == "broadcast") {
+    in = TensorDesc::Strided(type, {n}, {0});
+    out = TensorDesc::Packed(type, {n});
+  } else if (layout == "rows") {  // rows of 1000 elements with a pitch of 1024
+    const uint64_t rows = std::max<uint64_t>(1, n / 1000);
+    n = rows * 1000;
+    in = out = TensorDesc::Strided(type, {rows, 1000}, {1024, 1});
+  } else {
+    in = out = TensorDesc::Packed(type, {n});
+  }
+  Expected<Device> device = Device::Cpu();
+  Expected<CompiledOperator> op = Compile(*device, MakeDesc(f, in, out));
+  if (!op.ok()) {
+    state.SkipWithError(op.status().message().c_str());
+    return;
+  }
+  AlignedBuffer input(in.total_tensor_size_in_bytes);
+  std::unique_ptr<AlignedBuffer> output;
+  std::byte* out_data = input.data;
+  if (layout != "inplace") {
+    output = std::make_unique<AlignedBuffer>(out.total_tensor_size_in_bytes);
+    out_data = output->data;
+  }
+  for (auto _ : state) {
+    const Status s = op->Execute({input.data, in.total_tensor_size_in_bytes},
+                                 {out_data, out.total_tensor_size_in_bytes});
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+    benchmark::ClobberMemory();
+  }
+  const uint64_t moved = layout == "broadcast" ? n * esize : 2 * n * esize;
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * moved));
+  state.counters["threads"] = device->threads();
+}
+
+void CopyBenchmark(benchmark::State& state, bool fill, uint64_t bytes) {
+  AlignedBuffer in(bytes), out(bytes);
+  for (auto _ : state) {
+    if (fill) {
+      std::memset(out.data, 0x3f, bytes);
+    } else {
+      std::memcpy(out.data, in.data, bytes);
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (fill ? 1 : 2) * bytes));
+}
+
+void RegisterAll() {
+  // Kernels of every target, in-cache sizes (compute-bound regime).
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (int f = 0; f < kFunctionCount; ++f) {
+      for (int t = 0; t < kDataTypeCount; ++t) {
+        const auto function = static_cast<Function>(f);
+        const auto type = static_cast<DataType>(t);
+        for (uint64_t bytes : {uint64_t{4} << 10, uint64_t{64} << 10}) {
+          const std::string name = "kernel/" + std::string(table.name) + "/" +
+                                   std::string(Name(function)) + "/" + std::string(Name(type)) +
+                                   "/" + SizeName(bytes);
+          benchmark::RegisterBenchmark(name.c_str(), KernelBenchmark,
+                                       table.table->Contiguous(function, type), ElementSize(type),
+                                       bytes);
+        }
+      }
+    }
+  }
+  // The best table's kernels with ordinary and with non-temporal stores, one thread, out of cache:
+  // the measurement behind the driver's streaming-store threshold.
+  for (int f = 0; f < kFunctionCount; ++f) {
+    for (DataType type : {DataType::kFloat32, DataType::kFloat16, DataType::kUInt8}) {
+      const auto function = static_cast<Function>(f);
+      for (uint64_t bytes : {uint64_t{4} << 20, uint64_t{64} << 20}) {
+        const std::string suffix =
+            std::string(Name(function)) + "/" + std::string(Name(type)) + "/" + SizeName(bytes);
+        benchmark::RegisterBenchmark(("kernel_store/" + suffix).c_str(), KernelBenchmark,
+                                     BestKernelTable().Contiguous(function, type),
+                                     ElementSize(type), bytes)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(("kernel_stream/" + suffix).c_str(), KernelBenchmark,
+                                     BestKernelTable().ContiguousStream(function, type),
+                                     ElementSize(type), bytes)
+            ->UseRealTime();
+      }
+    }
+  }
+  for (int f = 0; f < kFunctionCount; ++f) {
+    const auto function = static_cast<Function>(f);
+    if (function == Function::kCopy) continue;
+    for (int t = 0; t < kDataTypeCount; ++t) {
+      const auto type = static_cast<DataType>(t);
+      for (const char* layout : {"contiguous", "inplace", "transposed", "broadcast", "rows"}) {
+        for (uint64_t bytes : Sizes()) {
+          const std::string name = "op/" + std::string(Name(function)) + "/" +
+                                   std::string(Name(type)) + "/" + layout + "/" + SizeName(bytes);
+          benchmark::RegisterBenchmark(name.c_str(), OpBenchmark, function, type,
+                                       std::string(layout), bytes)
+              ->UseRealTime();
+        }
+      }
+    }
+  }
+  for (uint64_t bytes : Sizes()) {
+    benchmark::RegisterBenchmark(("copy/memcpy/" + SizeName(bytes)).c_str(), CopyBenchmark, false,
+                                 bytes)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(("copy/memset/" + SizeName(bytes)).c_str(), CopyBenchmark, true,
+                                 bytes)
+        ->UseRealTime();
+  }
+}
+
+}  // namespace
+}  // namespace eltwise
+
+int main(int argc, char** argv) {
+  eltwise::RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

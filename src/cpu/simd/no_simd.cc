@@ -1,0 +1,12 @@
+// Builds without Highway: the reference table is the only (and best) table.
+#include "cpu/kernels.h"
+
+namespace eltwise {
+
+const KernelTable& BestKernelTable() { return ReferenceKernels(); }
+
+std::vector<NamedKernelTable> AvailableKernelTables() {
+  return {{"reference", &ReferenceKernels()}};
+}
+
+}  // namespace eltwise

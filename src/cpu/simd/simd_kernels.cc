@@ -1,0 +1,420 @@
+// Highway SIMD kernels: one KernelTable per compiled target (foreach_target.h), selected at run
+// time by HWY_DYNAMIC_DISPATCH. Every entry is bit-identical to the scalar functors of
+// src/ref/functors.h on every target and under any floating-point environment (rounding mode,
+// FTZ/DAZ):
+//
+//  * Sign works on bit patterns with integer compares (never float compares, which DAZ would bend).
+//  * Round on f32/f64 uses explicit-rounding instructions (x86 ROUNDPS/VRNDSCALE immediates, Arm
+//    FRINT*), which ignore the MXCSR/FPCR rounding mode. DAZ/FZ make them read a subnormal as ±0,
+//    which only matters for floor/ceil (floor(-tiny) is -1): those lanes are put back from the
+//    bit pattern. Ties-away is trunc(x) ± 1 where |x - trunc(x)| >= 0.5 (the subtraction is exact).
+//  * Round on bf16 rounds both halves of each 32-bit pair as f32 (a mask and a shift, both exact)
+//    and recombines them; f16 widens and narrows with F16C (exact for integer results, Inf/NaN
+//    kept; f16 subnormals are normal in f32 and VCVTPH2PS ignores DAZ).
+//  * Targets without explicit rounding (SSSE3, whose Round drops -0; EMU128/SCALAR) and f16 without
+//    F16C (SSE4: Highway's emulated f16 DemoteTo breaks Inf/NaN) use the reference loop for Round.
+//
+// Kernels: unrolled full vectors, then one last full vector ending exactly at n (it may recompute
+// elements already done: every function is idempotent, f(f(x)) == f(x), so this is exact even in
+// place), then 128-bit vectors and finally the scalar functor for what is shorter than a vector.
+// Nothing is read or written outside [0, n).
+#include <cstring>
+#include <type_traits>
+
+#include "cpu/kernels.h"
+#include "ref/functors.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd/simd_kernels.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include <hwy/cache_control.h>
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace eltwise {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+#if (HWY_ARCH_X86 && HWY_TARGET <= HWY_SSE4) || \
+    (HWY_ARCH_ARM_A64 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR)
+#define ELTWISE_HWY_EXPLICIT_ROUND 1
+#else
+#define ELTWISE_HWY_EXPLICIT_ROUND 0
+#endif
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#define ELTWISE_HWY_NATIVE_F16 1  // F16C: exact conversions that keep Inf and NaN
+#else
+#define ELTWISE_HWY_NATIVE_F16 0
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Vector operations. Each has `Lane` (the lane type it works on, same size as the storage type)
+// and Apply(d, v) on a vector of Lane.
+
+// Sign of float bit patterns, in signed integer lanes of the same width. A lane is "finite
+// non-zero or infinite" when its magnitude m is in [1, inf]: adding (max - inf) maps exactly that
+// range to the top of the signed range (m = 0 lands just below it, NaN magnitudes wrap negative),
+// so one add and one signed compare classify it.
+template <class T, NanPolicy kNan>
+struct SignFloatOp {
+  using C = FloatConstants<T>;
+  using Lane = std::make_signed_t<typename C::Bits>;
+  using Wide = Lane;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> b) {
+    constexpr Lane kMax = static_cast<Lane>(C::kAbsMask);
+    constexpr Lane kInf = static_cast<Lane>(C::kInfBits);
+    const auto abs_mask = hn::Set(d, kMax);
+    const auto magnitude = hn::And(b, abs_mask);
+    const auto shifted = hn::Add(magnitude, hn::Set(d, static_cast<Lane>(kMax - kInf)));
+    const auto nonzero_number = shifted > hn::Set(d, static_cast<Lane>(kMax - kInf));
+    const auto one = hn::Or(hn::AndNot(abs_mask, b), hn::Set(d, static_cast<Lane>(C::kOneBits)));
+    if constexpr (kNan == NanPolicy::kZero) {
+      return hn::IfThenElseZero(nonzero_number, one);  // ±0 and NaN give +0
+    } else {
+      const auto is_nan = magnitude > hn::Set(d, kInf);
+      return hn::IfThenElse(nonzero_number, one, hn::IfThenElseZero(is_nan, b));
+    }
+  }
+};
+
+// Integer sign is a clamp to [-1, 1] (INT_MIN gives -1: no abs, no negation); unsigned: min(x, 1).
+template <class T>
+struct SignIntOp {
+  using Lane = T;
+  using Wide = T;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v) {
+    if constexpr (std::is_signed_v<T>) {
+      return hn::Min(hn::Max(v, hn::Set(d, T{-1})), hn::Set(d, T{1}));
+    } else {
+      return hn::Min(v, hn::Set(d, T{1}));
+    }
+  }
+};
+
+// DAZ (x86) and FZ (Arm) make rounding instructions read a subnormal input as ±0. For every
+// mode but floor and ceil that gives the right result (±0); floor(-tiny) must be -1 and ceil(+tiny)
+// must be +1. This puts those two back, from the bit pattern b (signed lanes of the format's
+// width): negative subnormals are the patterns strictly between the sign bit alone and the
+// smallest negative normal, positive ones lie strictly between 0 and the smallest normal.
+template <class T, RoundingMode kMode, class DI>
+HWY_INLINE hn::Vec<DI> FixSubnormal(DI di, hn::Vec<DI> b, hn::Vec<DI> r) {
+  using C = FloatConstants<T>;
+  using Lane = hn::TFromD<DI>;
+  const Lane min_normal = static_cast<Lane>(C::kMantissaMask + 1);
+  if constexpr (kMode == RoundingMode::kDown) {
+    const Lane sign = static_cast<Lane>(C::kSignMask);  // the most negative Lane
+    const auto tiny =
+        hn::And(b > hn::Set(di, sign), b < hn::Set(di, static_cast<Lane>(sign | min_normal)));
+    return hn::IfThenElse(tiny, hn::Set(di, static_cast<Lane>(C::kSignMask | C::kOneBits)), r);
+  } else if constexpr (kMode == RoundingMode::kUp) {
+    const auto tiny = hn::And(b > hn::Zero(di), b < hn::Set(di, min_normal));
+    return hn::IfThenElse(tiny, hn::Set(di, static_cast<Lane>(C::kOneBits)), r);
+  } else {
+    return r;
+  }
+}
+
+#if ELTWISE_HWY_EXPLICIT_ROUND
+// Round of f32/f64 vectors with explicit-rounding instructions. `kFixSmall`: also put back
+// floor/ceil of subnormals, which DAZ would bend.
+template <RoundingMode kMode, bool kFixSmall, class DF>
+HWY_INLINE hn::Vec<DF> RoundFloatVec(DF df, hn::Vec<DF> v) {
+  using F = hn::TFromD<DF>;
+  hn::Vec<DF> r;
+  if constexpr (kMode == RoundingMode::kHalvesToNearestEven) {
+    r = hn::Round(v);
+  } else if constexpr (kMode == RoundingMode::kTowardZero) {
+    r = hn::Trunc(v);
+  } else if constexpr (kMode == RoundingMode::kDown) {
+    r = hn::Floor(v);
+  } else if constexpr (kMode == RoundingMode::kUp) {
+    r = hn::Ceil(v);
+  } else {
+    // Ties away from zero: NaN and ±inf give a NaN or zero difference and pass through trunc.
+    const auto t = hn::Trunc(v);
+    const auto away = hn::Abs(hn::Sub(v, t)) >= hn::Set(df, F(0.5));
+    r = hn::IfThenElse(away, hn::Add(t, hn::CopySign(hn::Set(df, F(1)), v)), t);
+  }
+  if constexpr (kFixSmall && (kMode == RoundingMode::kDown || kMode == RoundingMode::kUp)) {
+    const hn::RebindToSigned<DF> di;
+    r = hn::BitCast(df, FixSubnormal<F, kMode>(di, hn::BitCast(di, v), hn::BitCast(di, r)));
+  }
+  return r;
+}
+
+template <class F, RoundingMode kMode>
+struct RoundFloatOp {
+  using Lane = F;
+  using Wide = F;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v) {
+    return RoundFloatVec<kMode, true>(d, v);
+  }
+};
+
+// bf16 is the upper half of an f32: a vector of bf16 pairs read as u32 lanes holds one element in
+// the upper half (as an f32 once the lower half is masked off) and one in the lower half (an f32
+// after a 16-bit shift). Both round exactly in f32 and the results have zero low halves (integers
+// of at most 8 significant bits, ±inf, or NaNs, whose quieting bit is in the upper half), so they
+// recombine with one shift and an OR. bf16 subnormals stay subnormal in f32, so floor/ceil get
+// the DAZ fix-up in the 16-bit domain.
+template <RoundingMode kMode>
+struct RoundBF16Op {
+  using Lane = int16_t;
+  using Wide = int16_t;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v) {
+    const hn::Repartition<uint32_t, D> du;
+    const hn::Repartition<float, D> df;
+    const auto pairs = hn::BitCast(du, v);
+    const auto upper = hn::BitCast(df, hn::And(pairs, hn::Set(du, 0xFFFF0000u)));
+    const auto lower = hn::BitCast(df, hn::ShiftLeft<16>(pairs));
+    const auto r_upper = hn::BitCast(du, RoundFloatVec<kMode, false>(df, upper));
+    const auto r_lower = hn::BitCast(du, RoundFloatVec<kMode, false>(df, lower));
+    const auto r = hn::BitCast(d, hn::Or(r_upper, hn::ShiftRight<16>(r_lower)));
+    if constexpr (kMode == RoundingMode::kDown || kMode == RoundingMode::kUp) {
+      return FixSubnormal<bfloat16_t, kMode>(d, v, r);
+    } else {
+      return r;
+    }
+  }
+};
+
+#if ELTWISE_HWY_NATIVE_F16
+// f16: vectors of 16-bit lanes half as wide as an f32 vector (so no lane shuffles), widened to
+// f32 and narrowed with F16C (exact here: results are integers of at most 11 significant bits,
+// ±inf or NaN). f16 subnormals are normal in f32 and VCVTPH2PS ignores DAZ, so no fix-up.
+template <RoundingMode kMode>
+struct RoundF16Op {
+  using Lane = int16_t;
+  using Wide = float;  // vectors hold as many lanes as an f32 vector
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v) {
+    const hn::Rebind<float, D> df;
+    const hn::Rebind<hwy::float16_t, D> df16;
+    const auto r = RoundFloatVec<kMode, false>(df, hn::PromoteTo(df, hn::BitCast(df16, v)));
+    return hn::BitCast(d, hn::DemoteTo(df16, r));
+  }
+};
+#endif
+#endif  // ELTWISE_HWY_EXPLICIT_ROUND
+
+// ---------------------------------------------------------------------------------------------
+// Loops.
+
+// Scalar tail through the functor on the storage type.
+template <class Functor, class T>
+HWY_INLINE void ScalarLoop(const std::byte* in, std::byte* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    T x;
+    std::memcpy(&x, in + i * sizeof(T), sizeof(T));
+    const T y = Functor{}(x);
+    std::memcpy(out + i * sizeof(T), &y, sizeof(T));
+  }
+}
+
+template <class Op, class D>
+HWY_INLINE void Step(D d, const std::byte* in, std::byte* out, size_t i) {
+  using Lane = hn::TFromD<D>;
+  const auto v = hn::LoadU(d, reinterpret_cast<const Lane*>(in) + i);
+  hn::StoreU(Op::Apply(d, v), d, reinterpret_cast<Lane*>(out) + i);
+}
+
+// Up to n < Lanes(full vector): 128-bit vectors (one last overlapping), else scalar.
+// The vector tags of an op: lanes of Op::Lane, as many as a vector of Op::Wide holds.
+template <class Op>
+using FullTag = hn::Rebind<typename Op::Lane, hn::ScalableTag<typename Op::Wide>>;
+template <class Op>
+using ShortTag =
+    hn::Rebind<typename Op::Lane, hn::CappedTag<typename Op::Wide, 16 / sizeof(typename Op::Wide)>>;
+
+template <class Op, class Functor, class T>
+HWY_INLINE void ShortRun(const std::byte* in, std::byte* out, size_t n) {
+  const ShortTag<Op> d;
+  const size_t lanes = hn::Lanes(d);
+  if (lanes > 1 && n >= lanes) {
+    size_t i = 0;
+    for (; i + lanes <= n; i += lanes) Step<Op>(d, in, out, i);
+    if (i < n) Step<Op>(d, in, out, n - lanes);
+    return;
+  }
+  ScalarLoop<Functor, T>(in, out, n);
+}
+
+template <class Op, class Functor, class T>
+void VectorKernel(const std::byte* in, std::byte* out, size_t n) {
+  using Lane = typename Op::Lane;
+  static_assert(sizeof(Lane) == sizeof(T));
+  const FullTag<Op> d;
+  const size_t lanes = hn::Lanes(d);
+  if (n < lanes) return ShortRun<Op, Functor, T>(in, out, n);
+  size_t i = 0;
+  for (; i + 4 * lanes <= n; i += 4 * lanes) {
+    const Lane* src = reinterpret_cast<const Lane*>(in) + i;
+    Lane* dst = reinterpret_cast<Lane*>(out) + i;
+    const auto v0 = hn::LoadU(d, src);
+    const auto v1 = hn::LoadU(d, src + lanes);
+    const auto v2 = hn::LoadU(d, src + 2 * lanes);
+    const auto v3 = hn::LoadU(d, src + 3 * lanes);
+    hn::StoreU(Op::Apply(d, v0), d, dst);
+    hn::StoreU(Op::Apply(d, v1), d, dst + lanes);
+    hn::StoreU(Op::Apply(d, v2), d, dst + 2 * lanes);
+    hn::StoreU(Op::Apply(d, v3), d, dst + 3 * lanes);
+  }
+  for (; i + lanes <= n; i += lanes) Step<Op>(d, in, out, i);
+  if (i < n) Step<Op>(d, in, out, n - lanes);
+}
+
+// Non-temporal variant: ordinary stores up to a vector-aligned output address, streaming stores
+// for the aligned body, ordinary stores for the tail, then a store fence.
+template <class Op, class Functor, class T>
+void VectorKernelStream(const std::byte* in, std::byte* out, size_t n) {
+  using Lane = typename Op::Lane;
+  const FullTag<Op> d;
+  const size_t lanes = hn::Lanes(d);
+  const size_t vector_bytes = lanes * sizeof(T);
+  const auto address = reinterpret_cast<uintptr_t>(out);
+  // Highway's Stream of a vector narrower than 16 bytes stores 16 bytes: ordinary stores then.
+  if (vector_bytes < 16 || address % sizeof(T) != 0 || n < 8 * lanes) {
+    return VectorKernel<Op, Functor, T>(in, out, n);
+  }
+  const size_t head = ((vector_bytes - address % vector_bytes) % vector_bytes) / sizeof(T);
+  VectorKernel<Op, Functor, T>(in, out, head);
+  size_t i = head;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const Lane* src = reinterpret_cast<const Lane*>(in) + i;
+    Lane* dst = reinterpret_cast<Lane*>(out) + i;
+    const auto v0 = hn::LoadU(d, src);
+    const auto v1 = hn::LoadU(d, src + lanes);
+    hn::Stream(Op::Apply(d, v0), d, dst);
+    hn::Stream(Op::Apply(d, v1), d, dst + lanes);
+  }
+  VectorKernel<Op, Functor, T>(in + i * sizeof(T), out + i * sizeof(T), n - i);
+  hwy::FlushStream();
+}
+
+// Copy (Round on integers is the identity): memmove is exact in place and already bandwidth-bound.
+void CopyKernel(const std::byte* in, std::byte* out, size_t n, size_t element_size) {
+  if (in != out && n != 0) std::memmove(out, in, n * element_size);
+}
+template <class T>
+void CopyKernelT(const std::byte* in, std::byte* out, size_t n) {
+  CopyKernel(in, out, n, sizeof(T));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which implementation each (functor, type) gets on this target.
+
+template <class Functor, class T>
+struct OpFor {
+  using type = void;  // reference loop
+};
+template <NanPolicy kNan, class T>
+struct OpFor<SignFunctor<kNan>, T> {
+  using type = std::conditional_t<kIsFloat<T>, SignFloatOp<T, kNan>, SignIntOp<T>>;
+};
+#if ELTWISE_HWY_EXPLICIT_ROUND
+template <RoundingMode kMode>
+struct OpFor<RoundFunctor<kMode>, float> {
+  using type = RoundFloatOp<float, kMode>;
+};
+template <RoundingMode kMode>
+struct OpFor<RoundFunctor<kMode>, double> {
+  using type = RoundFloatOp<double, kMode>;
+};
+template <RoundingMode kMode>
+struct OpFor<RoundFunctor<kMode>, bfloat16_t> {
+  using type = RoundBF16Op<kMode>;
+};
+#if ELTWISE_HWY_NATIVE_F16
+template <RoundingMode kMode>
+struct OpFor<RoundFunctor<kMode>, float16_t> {
+  using type = RoundF16Op<kMode>;
+};
+#endif
+#endif
+
+template <class Functor, class T>
+inline constexpr bool kIsCopy = std::is_same_v<Functor, CopyFunctor> ||
+                                (!kIsFloat<T> &&
+                                 !std::is_same_v<Functor, SignFunctor<NanPolicy::kZero>> &&
+                                 !std::is_same_v<Functor, SignFunctor<NanPolicy::kPropagate>>);
+
+template <class Functor, class T>
+void Fill(KernelTable& table, const KernelTable& reference, size_t f, size_t t) {
+  table.strided[f][t] = reference.strided[f][t];
+  if constexpr (kIsCopy<Functor, T>) {
+    table.contiguous[f][t] = &CopyKernelT<T>;
+  } else if constexpr (std::is_void_v<typename OpFor<Functor, T>::type>) {
+    table.contiguous[f][t] = reference.contiguous[f][t];
+  } else {
+    using Op = typename OpFor<Functor, T>::type;
+    table.contiguous[f][t] = &VectorKernel<Op, Functor, T>;
+    table.contiguous_stream[f][t] = &VectorKernelStream<Op, Functor, T>;
+  }
+}
+
+KernelTable MakeTable() {
+  KernelTable table;
+  const KernelTable& reference = ReferenceKernels();
+#define ELTWISE_SIMD_TYPE(e, T, name) \
+  Fill<F, T>(table, reference, f, static_cast<size_t>(DataType::e));
+#define ELTWISE_SIMD_FUNCTION(fe, Functor)              \
+  {                                                     \
+    using F = Functor;                                  \
+    const size_t f = static_cast<size_t>(Function::fe); \
+    ELTWISE_FOR_EACH_DATA_TYPE(ELTWISE_SIMD_TYPE)       \
+  }
+  ELTWISE_FOR_EACH_FUNCTION(ELTWISE_SIMD_FUNCTION)
+#undef ELTWISE_SIMD_FUNCTION
+#undef ELTWISE_SIMD_TYPE
+  return table;
+}
+
+const KernelTable* GetTable() {
+  static const KernelTable table = MakeTable();
+  return &table;
+}
+
+#undef ELTWISE_HWY_EXPLICIT_ROUND
+#undef ELTWISE_HWY_NATIVE_F16
+
+}  // namespace HWY_NAMESPACE
+}  // namespace eltwise
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <vector>
+
+namespace eltwise {
+
+HWY_EXPORT(GetTable);
+
+const KernelTable& BestKernelTable() {
+  static const KernelTable* table = HWY_DYNAMIC_DISPATCH(GetTable)();
+  return *table;
+}
+
+std::vector<NamedKernelTable> AvailableKernelTables() {
+  std::vector<NamedKernelTable> tables = {{"reference", &ReferenceKernels()}};
+  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  // Highway orders targets best first (lowest bit); list them lowest to highest.
+  for (auto it = targets.rbegin(); it != targets.rend(); ++it) {
+#if (HWY_TARGETS & (HWY_TARGETS - 1)) == 0
+    tables.push_back({hwy::TargetName(*it), HWY_DISPATCH_TABLE(GetTable)[0]()});
+#else
+    // The dispatch-table slot of one target, computed the way ChosenTarget::GetIndex does.
+    const int64_t mask = (HWY_CHOSEN_TARGET_SHIFT(*it) | HWY_CHOSEN_TARGET_MASK_SCALAR) &
+                         HWY_CHOSEN_TARGET_MASK_TARGETS;
+    const size_t index = hwy::Num0BitsBelowLS1Bit_Nonzero64(static_cast<uint64_t>(mask));
+    tables.push_back({hwy::TargetName(*it), HWY_DISPATCH_TABLE(GetTable)[index]()});
+#endif
+  }
+  return tables;
+}
+
+}  // namespace eltwise
+#endif  // HWY_ONCE

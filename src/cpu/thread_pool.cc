@@ -1,0 +1,111 @@
+#include "cpu/thread_pool.h"
+
+#include <algorithm>
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define ELTWISE_PAUSE() _mm_pause()
+#elif defined(__aarch64__)
+#define ELTWISE_PAUSE() asm volatile("yield")
+#else
+#define ELTWISE_PAUSE() ((void)0)
+#endif
+
+namespace eltwise {
+namespace {
+// Workers spin this long for new work before sleeping: a parallel call arriving soon after
+// another then starts without a futex wake-up (tens of microseconds on a busy machine).
+constexpr auto kSpin = std::chrono::microseconds(50);
+constexpr int kMaxWorkers = 1023;
+}  // namespace
+
+ThreadPool& ThreadPool::Global() {
+  // Never destroyed: operators may still run from other static destructors at exit; the idle
+  // workers simply end with the process.
+  static ThreadPool* const pool = new ThreadPool();
+  return *pool;
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::EnsureWorkers(int count) {
+  count = std::min(count, kMaxWorkers);
+  std::lock_guard<std::mutex> lock(mutex_);
+  while (static_cast<int>(workers_.size()) < count) {
+    workers_.emplace_back([this] { WorkerLoop(); });
+  }
+}
+
+void ThreadPool::Work(Job& job) {
+  for (;;) {
+    const size_t i = job.next.fetch_add(1, std::memory_order_relaxed);
+    if (i >= job.tasks) return;
+    job.function(job.context, i);
+  }
+}
+
+void ThreadPool::Run(size_t tasks, int threads, void (*function)(const void*, size_t),
+                     const void* context) {
+  const int helpers =
+      static_cast<int>(std::min<size_t>(static_cast<size_t>(threads - 1), tasks - 1));
+  EnsureWorkers(helpers);
+  Job job;
+  job.function = function;
+  job.context = context;
+  job.tasks = tasks;
+  job.helpers_wanted = helpers;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(&job);
+    queued_.store(queue_.size(), std::memory_order_release);
+  }
+  if (helpers == 1) {
+    wake_.notify_one();
+  } else {
+    wake_.notify_all();
+  }
+  Work(job);
+  {
+    // No helper can join after this; wait for those that did.
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = std::find(queue_.begin(), queue_.end(), &job);
+    if (it != queue_.end()) queue_.erase(it);
+    queued_.store(queue_.size(), std::memory_order_release);
+  }
+  while (job.helpers_running.load(std::memory_order_acquire) != 0) ELTWISE_PAUSE();
+}
+
+void ThreadPool::WorkerLoop() {
+  for (;;) {
+    const auto spin_until = std::chrono::steady_clock::now() + kSpin;
+    while (queued_.load(std::memory_order_acquire) == 0 &&
+           std::chrono::steady_clock::now() < spin_until) {
+      for (int i = 0; i < 64; ++i) ELTWISE_PAUSE();
+    }
+    Job* job = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      job = queue_.front();
+      job->helpers_running.fetch_add(1, std::memory_order_relaxed);
+      if (++job->helpers_joined >= job->helpers_wanted) {
+        queue_.pop_front();
+        queued_.store(queue_.size(), std::memory_order_release);
+      }
+    }
+    Work(*job);
+    // The job may be destroyed as soon as this is seen: touch nothing of it afterwards.
+    job->helpers_running.fetch_sub(1, std::memory_order_release);
+  }
+}
+
+}  // namespace eltwise

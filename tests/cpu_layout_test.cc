@@ -1,0 +1,505 @@
+// CPU backend layouts, threads and kernels, bit for bit against the scalar reference:
+//  * every kernel table (each SIMD target) under every MXCSR rounding mode and FTZ/DAZ, including
+//    the non-temporal-store kernels and guard bytes around the output;
+//  * the public API (Compile/Execute) on transposed, broadcast, padded-row, negative-stride,
+//    in-place and partially overlapping tensors, with 1, 2 and 3 threads and sizes around the
+//    parallel grain, checking that bytes no output element addresses are never written;
+//  * one compiled operator executed from several threads at once.
+// Expected outputs come from walking the original descriptors element by element with the
+// reference table, independently of the planner and the CPU driver.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/function.h"
+#include "cpu/kernels.h"
+#include "eltwise/eltwise.h"
+#include "test_values.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
+namespace eltwise::testing {
+namespace {
+
+constexpr std::byte kSentinel{0xCD};
+
+std::vector<std::byte> RandomBytes(size_t n, uint64_t seed) {
+  std::vector<std::byte> bytes(n);
+  uint64_t state = seed;
+  for (size_t i = 0; i < n; i += 8) {  // splitmix64
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    std::memcpy(bytes.data() + i, &z, std::min<size_t>(8, n - i));
+  }
+  return bytes;
+}
+
+// Element inputs that exercise every branch: the exhaustive/special set of test_values, repeated
+// to `n` elements and mixed with random bits.
+std::vector<std::byte> MixedInputs(DataType type, size_t n, uint64_t seed) {
+  const size_t esize = ElementSize(type);
+  const std::vector<std::byte> special = TestInputs(type, 4096);
+  std::vector<std::byte> out = RandomBytes(n * esize, seed);
+  for (size_t i = 0; i < n; i += 2) {
+    const size_t k = (i * 7919) % (special.size() / esize);
+    std::memcpy(out.data() + i * esize, special.data() + k * esize, esize);
+  }
+  return out;
+}
+
+bool SameBytes(const std::byte* a, const std::byte* b, size_t n, std::string* where) {
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) {
+      *where = "byte " + std::to_string(i) + ": want " + std::to_string(static_cast<int>(a[i])) +
+               " got " + std::to_string(static_cast<int>(b[i]));
+      return false;
+    }
+  }
+  return true;
+}
+
+// NaN outputs are NaN with any payload; compare element-wise treating NaN == NaN for floats.
+bool IsNan(DataType type, const std::byte* p) {
+  switch (type) {
+    case DataType::kFloat32: {
+      uint32_t b;
+      std::memcpy(&b, p, 4);
+      return (b & 0x7fffffffu) > 0x7f800000u;
+    }
+    case DataType::kFloat64: {
+      uint64_t b;
+      std::memcpy(&b, p, 8);
+      return (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+    }
+    case DataType::kFloat16: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return (b & 0x7fff) > 0x7c00;
+    }
+    case DataType::kBFloat16: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return (b & 0x7fff) > 0x7f80;
+    }
+    default:
+      return false;
+  }
+}
+bool SameElement(DataType type, const std::byte* want, const std::byte* got) {
+  const size_t esize = ElementSize(type);
+  if (std::memcmp(want, got, esize) == 0) return true;
+  return IsNan(type, want) && IsNan(type, got);
+}
+
+std::vector<Function> AllFunctions() {
+  std::vector<Function> fs;
+  for (int f = 0; f < kFunctionCount; ++f) fs.push_back(static_cast<Function>(f));
+  return fs;
+}
+std::vector<DataType> AllTypes() {
+  std::vector<DataType> ts;
+  for (int t = 0; t < kDataTypeCount; ++t) ts.push_back(static_cast<DataType>(t));
+  return ts;
+}
+bool IsFloat(DataType t) { return IsFloatingPoint(t); }
+
+// ---- kernel tables -----------------------------------------------------------------------------
+
+// Runs `kernel` on n elements at an output offset inside guard bytes; compares with the reference.
+void CheckKernel(const std::string& name, ContiguousKernel kernel, Function f, DataType type,
+                 const std::vector<std::byte>& input, size_t n, size_t out_shift, bool in_place) {
+  const size_t esize = ElementSize(type);
+  std::vector<std::byte> want(n * esize);
+  ReferenceKernels().Contiguous(f, type)(input.data(), want.data(), n);
+  constexpr size_t kGuard = 64;
+  std::vector<std::byte> buffer(n * esize + 2 * kGuard + out_shift, kSentinel);
+  std::byte* out = buffer.data() + kGuard + out_shift;
+  if (in_place) {
+    std::memcpy(out, input.data(), n * esize);
+    kernel(out, out, n);
+  } else {
+    kernel(input.data(), out, n);
+  }
+  for (size_t i = 0; i < kGuard + out_shift; ++i) {
+    ASSERT_EQ(buffer[i], kSentinel) << name << ": wrote before the output";
+  }
+  for (size_t i = kGuard + out_shift + n * esize; i < buffer.size(); ++i) {
+    ASSERT_EQ(buffer[i], kSentinel) << name << ": wrote past the output";
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!SameElement(type, want.data() + i * esize, out + i * esize)) {
+      ADD_FAILURE() << name << " " << Name(f) << " " << Name(type) << " n=" << n << " element " << i
+                    << (in_place ? " (in place)" : "");
+      return;
+    }
+  }
+}
+
+TEST(CpuKernelTables, ContiguousAndStreamingMatchReferenceAtEveryLengthAndOffset) {
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (Function f : AllFunctions()) {
+      for (DataType type : AllTypes()) {
+        const std::vector<std::byte> input = MixedInputs(type, 1200, 7);
+        const std::string name = std::string(table.name);
+        for (size_t n : {size_t{0}, size_t{1}, size_t{3}, size_t{15}, size_t{16}, size_t{17},
+                         size_t{31}, size_t{33}, size_t{63}, size_t{64}, size_t{65}, size_t{127},
+                         size_t{129}, size_t{255}, size_t{257}, size_t{1023}, size_t{1200}}) {
+          for (size_t shift : {size_t{0}, size_t{1}, ElementSize(type), 3 * ElementSize(type)}) {
+            CheckKernel(name, table.table->Contiguous(f, type), f, type, input, n, shift, false);
+            CheckKernel(name + " stream", table.table->ContiguousStream(f, type), f, type, input, n,
+                        shift, false);
+          }
+          CheckKernel(name, table.table->Contiguous(f, type), f, type, input, n, 0, true);
+          CheckKernel(name + " stream", table.table->ContiguousStream(f, type), f, type, input, n,
+                      0, true);
+        }
+      }
+    }
+  }
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+// Every table, every float function: independent of MXCSR rounding mode and FTZ/DAZ.
+TEST(CpuKernelTables, IndependentOfMxcsrOnEveryTarget) {
+  const unsigned saved = _mm_getcsr();
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (DataType type :
+         {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16}) {
+      const std::vector<std::byte> input = TestInputs(type, 1 << 14);
+      const size_t esize = ElementSize(type);
+      const size_t n = input.size() / esize;
+      for (Function f : AllFunctions()) {
+        std::vector<std::byte> want(input.size()), got(input.size());
+        ReferenceKernels().Contiguous(f, type)(input.data(), want.data(), n);
+        for (unsigned rounding : {0x0000u, 0x2000u, 0x4000u, 0x6000u}) {
+          for (unsigned flush : {0x0000u, 0x8040u}) {  // FTZ | DAZ
+            for (bool stream : {false, true}) {
+              const ContiguousKernel kernel = stream ? table.table->ContiguousStream(f, type)
+                                                     : table.table->Contiguous(f, type);
+              _mm_setcsr((saved & ~0xE040u) | rounding | flush);
+              kernel(input.data(), got.data(), n);
+              _mm_setcsr(saved);
+              for (size_t i = 0; i < n; ++i) {
+                if (!SameElement(type, want.data() + i * esize, got.data() + i * esize)) {
+                  ADD_FAILURE() << table.name << " " << Name(f) << " " << Name(type) << " mxcsr=0x"
+                                << std::hex << (rounding | flush) << std::dec << " element " << i;
+                  break;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+#endif
+
+// ---- public API layouts ------------------------------------------------------------------------
+
+struct LayoutCase {
+  std::string name;
+  DataType type;
+  std::vector<uint64_t> sizes;
+  std::vector<int64_t> in_strides;   // empty: packed
+  std::vector<int64_t> out_strides;  // empty: packed
+};
+
+// Byte offset of element (0,...,0) from the lowest addressed byte.
+uint64_t FirstOffset(const std::vector<uint64_t>& sizes, const std::vector<int64_t>& strides,
+                     size_t esize) {
+  uint64_t offset = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (strides[d] < 0) offset += (sizes[d] - 1) * static_cast<uint64_t>(-strides[d]);
+  }
+  return offset * esize;
+}
+
+// For every element (row-major index), calls visit(input byte offset, output byte offset).
+template <class Visit>
+void ForEachElement(const std::vector<uint64_t>& sizes, const std::vector<int64_t>& in_strides,
+                    const std::vector<int64_t>& out_strides, size_t esize, Visit visit) {
+  uint64_t count = 1;
+  for (uint64_t s : sizes) count *= s;
+  const int64_t in0 = static_cast<int64_t>(FirstOffset(sizes, in_strides, esize));
+  const int64_t out0 = static_cast<int64_t>(FirstOffset(sizes, out_strides, esize));
+  std::vector<uint64_t> index(sizes.size(), 0);
+  for (uint64_t e = 0; e < count; ++e) {
+    int64_t in = in0, out = out0;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      in += static_cast<int64_t>(index[d]) * in_strides[d] * static_cast<int64_t>(esize);
+      out += static_cast<int64_t>(index[d]) * out_strides[d] * static_cast<int64_t>(esize);
+    }
+    visit(static_cast<uint64_t>(in), static_cast<uint64_t>(out));
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+OperatorDesc MakeDesc(Function f, const TensorDesc& in, const TensorDesc& out) {
+  switch (f) {
+    case Function::kSignNanZero:
+      return SignDesc{in, out, NanPolicy::kZero};
+    case Function::kSignNanPropagate:
+      return SignDesc{in, out, NanPolicy::kPropagate};
+    case Function::kRoundHalvesToNearestEven:
+      return RoundDesc{in, out, RoundingMode::kHalvesToNearestEven};
+    case Function::kRoundTowardZero:
+      return RoundDesc{in, out, RoundingMode::kTowardZero};
+    case Function::kRoundTowardInfinity:
+      return RoundDesc{in, out, RoundingMode::kTowardInfinity};
+    case Function::kRoundDown:
+      return RoundDesc{in, out, RoundingMode::kDown};
+    case Function::kRoundUp:
+      return RoundDesc{in, out, RoundingMode::kUp};
+    case Function::kCopy:
+      break;
+  }
+  return RoundDesc{in, out, RoundingMode::kHalvesToNearestEven};
+}
+
+// What the operator computes for (f, type): kCopy on integers for Round.
+Function Planned(Function f, DataType type) {
+  if (f == Function::kCopy) return f;
+  if (f == Function::kSignNanZero || f == Function::kSignNanPropagate) return f;
+  return IsFloat(type) ? f : Function::kCopy;
+}
+
+TensorDesc Desc(DataType type, const std::vector<uint64_t>& sizes,
+                const std::vector<int64_t>& strides) {
+  return strides.empty() ? TensorDesc::Packed(type, sizes)
+                         : TensorDesc::Strided(type, sizes, strides);
+}
+
+// Runs one case out of place on a device with `threads` threads and checks every output element
+// and that every other output byte is untouched.
+void CheckLayout(const LayoutCase& c, Function f, int threads) {
+  SCOPED_TRACE(c.name + " " + std::string(Name(f)) + " " + std::string(Name(c.type)) +
+               " threads=" + std::to_string(threads));
+  const size_t esize = ElementSize(c.type);
+  const std::vector<int64_t> in_strides =
+      c.in_strides.empty() ? PackedStrides(c.sizes) : c.in_strides;
+  const std::vector<int64_t> out_strides =
+      c.out_strides.empty() ? PackedStrides(c.sizes) : c.out_strides;
+  const TensorDesc in_desc = Desc(c.type, c.sizes, c.in_strides);
+  const TensorDesc out_desc = Desc(c.type, c.sizes, c.out_strides);
+  Expected<Device> device = Device::Cpu(CpuOptions{.threads = threads});
+  ASSERT_TRUE(device.ok());
+  Expected<CompiledOperator> op = Compile(*device, MakeDesc(f, in_desc, out_desc));
+  ASSERT_TRUE(op.ok()) << op.status().message();
+
+  const size_t in_bytes = in_desc.total_tensor_size_in_bytes;
+  const size_t out_bytes = out_desc.total_tensor_size_in_bytes;
+  const std::vector<std::byte> input = MixedInputs(c.type, in_bytes / esize + 1, 11);
+  std::vector<std::byte> output(out_bytes, kSentinel);
+  ASSERT_TRUE(op->Execute({input.data(), in_bytes}, {output.data(), out_bytes}).ok());
+
+  std::vector<std::byte> want(out_bytes, kSentinel);
+  const ContiguousKernel ref = ReferenceKernels().Contiguous(Planned(f, c.type), c.type);
+  ForEachElement(c.sizes, in_strides, out_strides, esize,
+                 [&](uint64_t i, uint64_t o) { ref(input.data() + i, want.data() + o, 1); });
+  for (size_t b = 0; b < out_bytes; b += esize) {
+    if (!SameElement(c.type, want.data() + b, output.data() + b)) {
+      // Either a wrong element or a written padding element (want holds the sentinel there).
+      std::string where;
+      SameBytes(want.data() + b, output.data() + b, esize, &where);
+      ADD_FAILURE() << "output byte offset " << b << ": " << where;
+      return;
+    }
+  }
+}
+
+std::vector<LayoutCase> LayoutCases(DataType t) {
+  return {
+      {"packed odd", t, {1037}, {}, {}},
+      {"transposed 2d", t, {301, 517}, {1, 301}, {}},
+      {"transposed output", t, {67, 129}, {}, {1, 67}},
+      {"permuted 3d", t, {13, 17, 19}, {1, 13 * 19, 13}, {}},
+      {"broadcast all", t, {33, 70}, {0, 0}, {}},
+      {"broadcast into padded rows", t, {9, 70}, {0, 0}, {80, 1}},
+      {"broadcast strided output", t, {9, 70}, {0, 0}, {1, 9}},
+      {"broadcast rows", t, {40, 77}, {0, 1}, {}},
+      {"broadcast columns", t, {40, 77}, {1, 0}, {}},
+      {"padded rows", t, {37, 101}, {109, 1}, {113, 1}},
+      {"strided inner", t, {5, 300}, {900, 3}, {}},
+      {"strided output inner", t, {5, 300}, {}, {600, 2}},
+      {"negative inner", t, {7, 333}, {333, -1}, {}},
+      {"negative outer", t, {7, 333}, {-333, 1}, {}},
+      {"negative output", t, {7, 333}, {}, {-333, -1}},
+      {"rank 5", t, {2, 3, 1, 5, 7}, {1, 2, 6, 6, 30}, {}},
+      {"rank 0", t, {}, {}, {}},
+  };
+}
+
+TEST(CpuLayouts, EveryLayoutFunctionTypeAndThreadCount) {
+  for (DataType t : AllTypes()) {
+    for (const LayoutCase& c : LayoutCases(t)) {
+      for (Function f : AllFunctions()) {
+        if (f == Function::kCopy) continue;
+        for (int threads : {1, 3}) CheckLayout(c, f, threads);
+      }
+    }
+  }
+}
+
+// Sizes around the parallel grain (16 MiB moved) and the task size, odd counts, 1/2/3 threads,
+// and one output larger than any last-level cache (non-temporal stores).
+TEST(CpuLayouts, ThreadedSizesAroundTheGrain) {
+  const Function functions[] = {Function::kSignNanZero, Function::kRoundTowardInfinity};
+  for (DataType t :
+       {DataType::kFloat32, DataType::kFloat16, DataType::kUInt8, DataType::kFloat64}) {
+    const uint64_t esize = ElementSize(t);
+    const uint64_t grain = (uint64_t{8} << 20) / esize;  // elements moving 16 MiB (in + out)
+    int k = 0;
+    for (uint64_t n : {grain - 1, grain + 1, 3 * grain + 13}) {
+      for (int threads : {2, 3}) {
+        CheckLayout({"contiguous n=" + std::to_string(n), t, {n}, {}, {}}, functions[k++ % 2],
+                    threads);
+      }
+    }
+    const uint64_t rows = grain * 3 / 2 / 1031 + 1;
+    const auto side = static_cast<uint64_t>(std::sqrt(1.5 * static_cast<double>(grain)));
+    for (int threads : {2, 3}) {
+      CheckLayout({"big padded rows", t, {rows, 1031}, {1040, 1}, {1033, 1}}, functions[1],
+                  threads);
+      CheckLayout({"big rows long",
+                   t,
+                   {3, grain / 2 + 7},
+                   {static_cast<int64_t>(grain / 2 + 11), 1},
+                   {static_cast<int64_t>(grain / 2 + 9), 1}},
+                  functions[0], threads);
+      CheckLayout({"big transposed", t, {side, side + 2}, {1, static_cast<int64_t>(side)}, {}},
+                  functions[1], threads);
+      CheckLayout(
+          {"big broadcast", t, {side, side + 2}, {0, 0}, {static_cast<int64_t>(side + 9), 1}},
+          functions[0], threads);
+    }
+  }
+  // 48 MiB of output: above the last-level cache of common CPUs (where streaming stores would be
+  // chosen if enabled).
+  CheckLayout({"larger than LLC", DataType::kFloat32, {12 << 20}, {}, {}},
+              Function::kRoundHalvesToNearestEven, 2);
+  CheckLayout({"larger than LLC bf16", DataType::kBFloat16, {(24 << 20) + 7}, {}, {}},
+              Function::kRoundDown, 3);
+}
+
+// In place (output == input) and partial overlap (output shifted against the input by whole and
+// fractional elements, both directions): the result is as if the whole input were read first.
+void CheckOverlap(DataType t, Function f, const std::vector<uint64_t>& sizes,
+                  const std::vector<int64_t>& strides, int64_t shift_bytes, int threads) {
+  SCOPED_TRACE(std::string(Name(f)) + " " + std::string(Name(t)) +
+               " shift=" + std::to_string(shift_bytes) + " threads=" + std::to_string(threads) +
+               " rank=" + std::to_string(sizes.size()));
+  const size_t esize = ElementSize(t);
+  const std::vector<int64_t> s = strides.empty() ? PackedStrides(sizes) : strides;
+  const TensorDesc desc = Desc(t, sizes, strides);
+  const uint64_t bytes = desc.total_tensor_size_in_bytes;
+  Expected<Device> device = Device::Cpu(CpuOptions{.threads = threads});
+  ASSERT_TRUE(device.ok());
+  Expected<CompiledOperator> op = Compile(*device, MakeDesc(f, desc, desc));
+  ASSERT_TRUE(op.ok()) << op.status().message();
+
+  const uint64_t margin = static_cast<uint64_t>(std::abs(shift_bytes)) + 64;
+  std::vector<std::byte> buffer = MixedInputs(t, (bytes + 2 * margin) / esize + 1, 5);
+  std::byte* in = buffer.data() + margin;
+  std::byte* out = in + shift_bytes;
+  const std::vector<std::byte> before = buffer;
+  std::vector<std::byte> want = buffer;
+  const ContiguousKernel ref = ReferenceKernels().Contiguous(Planned(f, t), t);
+  const std::byte* snapshot_in = before.data() + margin;
+  std::byte* want_out = want.data() + margin + shift_bytes;
+  ForEachElement(sizes, s, s, esize,
+                 [&](uint64_t i, uint64_t o) { ref(snapshot_in + i, want_out + o, 1); });
+  ASSERT_TRUE(op->Execute({in, bytes}, {out, bytes}).ok());
+  // Bytes outside output elements must be untouched; output elements must match (NaN as NaN).
+  std::vector<int64_t> owner(buffer.size(), -1);
+  ForEachElement(sizes, s, s, esize, [&](uint64_t, uint64_t o) {
+    const int64_t start = static_cast<int64_t>(margin + o) + shift_bytes;
+    for (size_t k = 0; k < esize; ++k) owner[static_cast<size_t>(start) + k] = start;
+  });
+  for (size_t b = 0; b < buffer.size(); ++b) {
+    if (want[b] == buffer[b]) continue;
+    if (owner[b] < 0) {
+      ADD_FAILURE() << "byte " << b - margin << " (relative to the input) is no output element "
+                    << "but was written";
+      return;
+    }
+    const size_t start = static_cast<size_t>(owner[b]);
+    if (!SameElement(t, want.data() + start, buffer.data() + start)) {
+      ADD_FAILURE() << "output element at byte " << start - margin << " differs";
+      return;
+    }
+  }
+}
+
+TEST(CpuLayouts, InPlaceAndPartialOverlap) {
+  for (DataType t : {DataType::kFloat32, DataType::kFloat16, DataType::kInt8, DataType::kFloat64}) {
+    const int64_t e = static_cast<int64_t>(ElementSize(t));
+    for (Function f : {Function::kSignNanPropagate, Function::kRoundUp}) {
+      for (int threads : {1, 3}) {
+        for (int64_t shift : {int64_t{0}, e, -e, -7 * e, int64_t{1}, int64_t{-3},
+                              int64_t{100000} * e + 1, int64_t{-70000} * e}) {
+          if (e == 1 && (shift == 1 || shift == -3)) continue;  // whole elements already
+          CheckOverlap(t, f, {300001}, {}, shift, threads);
+          CheckOverlap(t, f, {301, 203}, {220, 1}, shift, threads);  // padded rows
+          CheckOverlap(t, f, {203, 301}, {1, 203}, shift, threads);  // transposed walk
+        }
+      }
+    }
+  }
+}
+
+// One compiled operator executed from several threads at once, each call big enough to use the
+// pool.
+TEST(CpuLayouts, OneCompiledOperatorFromManyThreads) {
+  Expected<Device> device = Device::Cpu(CpuOptions{.threads = 3});
+  ASSERT_TRUE(device.ok());
+  const uint64_t n = (uint64_t{3} << 20) + 5;
+  const TensorDesc desc = TensorDesc::Packed(DataType::kFloat32, {n});
+  Expected<CompiledOperator> op =
+      Compile(*device, RoundDesc{desc, desc, RoundingMode::kTowardInfinity});
+  ASSERT_TRUE(op.ok());
+  constexpr int kCallers = 4;
+  std::vector<std::vector<std::byte>> inputs, outputs;
+  for (int i = 0; i < kCallers; ++i) {
+    inputs.push_back(MixedInputs(DataType::kFloat32, n, 100 + i));
+    outputs.emplace_back(n * 4);
+  }
+  std::vector<std::thread> callers;
+  std::vector<int> ok(kCallers, 0);
+  for (int i = 0; i < kCallers; ++i) {
+    callers.emplace_back([&, i] {
+      for (int rep = 0; rep < 5; ++rep) {
+        ok[i] += op->Execute({inputs[i].data(), n * 4}, {outputs[i].data(), n * 4}).ok();
+      }
+    });
+  }
+  for (std::thread& t : callers) t.join();
+  for (int i = 0; i < kCallers; ++i) {
+    EXPECT_EQ(ok[i], 5);
+    std::vector<std::byte> want(n * 4);
+    ReferenceKernels().Contiguous(Function::kRoundTowardInfinity, DataType::kFloat32)(
+        inputs[i].data(), want.data(), n);
+    std::string where;
+    for (uint64_t k = 0; k < n; ++k) {
+      if (!SameElement(DataType::kFloat32, want.data() + 4 * k, outputs[i].data() + 4 * k)) {
+        ADD_FAILURE() << "caller " << i << " element " << k;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace eltwise::testing
