@@ -1,0 +1,485 @@
+// Tests of the `eltwise` executable: .npy files built by hand (tests/cli/npy_bytes.h), the tool run
+// as a subprocess, outputs split by the test and compared bit for bit with tests/oracle.h.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "npy_bytes.h"
+#include "oracle.h"
+#include "test_values.h"
+
+#ifndef ELTWISE_CLI_PATH
+#error "ELTWISE_CLI_PATH must name the eltwise executable"
+#endif
+
+namespace eltwise::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr DataType kAllTypes[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
+                                  DataType::kFloat64, DataType::kInt8,    DataType::kInt16,
+                                  DataType::kInt32,   DataType::kInt64,   DataType::kUInt8,
+                                  DataType::kUInt16,  DataType::kUInt32,  DataType::kUInt64};
+
+struct CliResult {
+  int exit_code = -1;  // -1: killed by a signal
+  std::string out;
+  std::string err;
+};
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::vector<std::byte> Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> bytes(chars.size());
+  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
+  return bytes;
+}
+
+std::string SlurpText(const fs::path& path) {
+  const std::vector<std::byte> bytes = Slurp(path);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+void Spit(const fs::path& path, const std::vector<std::byte>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+}
+
+// Decoded oracle result of `op` ("sign" / "round") with `option` (nan policy / mode) on x.
+Decoded Expect(DataType type, const std::string& op, const std::string& option, const Decoded& x) {
+  if (op == "sign") return OracleSign(type, x, *ParseNanPolicy(option));
+  return OracleRound(type, x, *ParseRoundingMode(option));
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("eltwise_cli_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path Path(const std::string& name) const { return dir_ / name; }
+
+  CliResult Run(const std::vector<std::string>& args) const {
+    std::string command = Quote(ELTWISE_CLI_PATH);
+    for (const std::string& a : args) command += " " + Quote(a);
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    command += " >" + Quote(out.string()) + " 2>" + Quote(err.string());
+    const int status = std::system(command.c_str());
+    CliResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = SlurpText(out);
+    r.err = SlurpText(err);
+    return r;
+  }
+
+  // Runs `op` on IN = `input` and checks OUT against the oracle, element by element in file order.
+  // `input` holds the file's data bytes (file byte order); `descr`, `fortran` and `shape` are what
+  // the output header must repeat.
+  void RunAndCheck(DataType type, bool big_endian, bool fortran, const std::string& shape,
+                   int version, const std::vector<std::byte>& native_values, const std::string& op,
+                   const std::string& option, const std::vector<std::string>& extra = {}) {
+    const size_t element_size = ElementSize(type);
+    const std::string descr = TestDescr(type, big_endian);
+    const std::vector<std::byte> file_data =
+        big_endian ? TestSwapped(native_values, element_size) : native_values;
+    const fs::path in = Path("in.npy"), out = Path("out.npy");
+    Spit(in, TestNpyFile(version, TestDict(descr, fortran, shape), file_data));
+    std::vector<std::string> args = {op, op == "sign" ? "--nan" : "--mode", option};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(in.string());
+    args.push_back(out.string());
+    const CliResult r = Run(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    const TestParsedNpy result = TestSplitNpy(Slurp(out));
+    ASSERT_TRUE(result.ok);
+    EXPECT_EQ(result.version, version);
+    EXPECT_EQ(result.header, TestCompactDict(descr, fortran, shape));
+    ASSERT_EQ(result.data.size(), file_data.size());
+    const std::vector<std::byte> values =
+        big_endian ? TestSwapped(result.data, element_size) : result.data;
+    int failures = 0;
+    for (size_t i = 0; i * element_size < values.size() && failures < 10; ++i) {
+      const Decoded x = Decode(type, native_values.data() + i * element_size);
+      const Decoded want = Expect(type, op, option, x);
+      const Decoded got = Decode(type, values.data() + i * element_size);
+      if (!SameValue(want, got)) {
+        ++failures;
+        ADD_FAILURE() << op << " " << option << " " << Name(type) << " element " << i
+                      << ": x = " << ToString(type, x) << ", want " << ToString(type, want)
+                      << ", got " << ToString(type, got);
+      }
+    }
+  }
+
+  // Runs `args` (ending in IN OUT) and checks the rejection contract: exit code `code`, one line on
+  // stderr containing `phrase`, and OUT (pre-created) untouched.
+  void ExpectRejected(std::vector<std::string> args, const std::vector<std::byte>& input_file,
+                      int code, const std::string& phrase) {
+    const fs::path in = Path("in.npy"), out = Path("out.npy");
+    Spit(in, input_file);
+    const std::vector<std::byte> sentinel = TestBytes("OUT must stay exactly as it was");
+    Spit(out, sentinel);
+    args.push_back(in.string());
+    args.push_back(out.string());
+    ExpectRejectedRun(args, code, phrase);
+    EXPECT_EQ(Slurp(out), sentinel);
+    size_t files = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
+    EXPECT_EQ(files, 4u) << "a temporary file was left behind";  // in, out, stdout, stderr
+  }
+
+  void ExpectRejectedRun(const std::vector<std::string>& args, int code,
+                         const std::string& phrase) {
+    const CliResult r = Run(args);
+    std::string joined;
+    for (const std::string& a : args) joined += a + " ";
+    EXPECT_EQ(r.exit_code, code) << joined << "\n" << r.err;
+    ASSERT_FALSE(r.err.empty()) << joined;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "stderr is not one line: " << r.err;
+    EXPECT_NE(r.err.find(phrase), std::string::npos) << "stderr: " << r.err;
+  }
+
+  fs::path dir_;
+};
+
+std::vector<std::byte> First(const std::vector<std::byte>& bytes, size_t count) {
+  return std::vector<std::byte>(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(count));
+}
+
+std::vector<std::string> Options(const std::string& op) {
+  if (op == "sign") return {"zero", "propagate"};
+  std::vector<std::string> modes;
+  for (int m = 0; m < kRoundingModeCount; ++m) {
+    modes.emplace_back(Name(static_cast<RoundingMode>(m)));
+  }
+  return modes;
+}
+
+// Every type (8- and 16-bit exhaustively, special and random values otherwise), every NaN policy
+// and rounding mode, little- and big-endian.
+TEST_F(Cli, EveryTypeOpAndByteOrder) {
+  for (DataType type : kAllTypes) {
+    const std::vector<std::byte> values = TestInputs(type, 2048);
+    const std::string shape = "(" + std::to_string(values.size() / ElementSize(type)) + ",)";
+    for (bool big_endian : {false, true}) {
+      if (big_endian && ElementSize(type) == 1) continue;
+      for (const std::string op : {"sign", "round"}) {
+        for (const std::string& option : Options(op)) {
+          SCOPED_TRACE(std::string(Name(type)) + (big_endian ? " >" : " <") + " " + op + " " +
+                       option);
+          RunAndCheck(type, big_endian, false, shape, 1, values, op, option);
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Cli, FortranOrder) {
+  for (DataType type : {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16,
+                        DataType::kBFloat16, DataType::kInt16, DataType::kUInt64}) {
+    std::vector<std::byte> values = TestInputs(type, 64);
+    values.resize(24 * ElementSize(type));
+    for (bool big_endian : {false, true}) {
+      SCOPED_TRACE(std::string(Name(type)) + (big_endian ? " >" : " <"));
+      RunAndCheck(type, big_endian, true, "(2, 3, 4)", 1, values, "round", "toward_infinity");
+      RunAndCheck(type, big_endian, true, "(4, 6)", 1, values, "sign", "propagate");
+    }
+  }
+  // Fortran order at a DirectML level: the column-major strides pass DirectML's validation.
+  const std::vector<std::byte> values = TestInputs(DataType::kFloat32, 64);
+  RunAndCheck(DataType::kFloat32, false, true, "(1, 2, 3, 4)", 1, First(values, 96), "sign", "zero",
+              {"--feature-level", "2_0"});
+  RunAndCheck(DataType::kFloat16, false, true, "(2, 3, 4)", 1, First(values, 48), "round",
+              "toward_zero", {"--feature-level", "3_0"});
+}
+
+TEST_F(Cli, HeaderVersionsAreKept) {
+  std::vector<std::byte> values = TestInputs(DataType::kFloat32, 64);
+  values.resize(10 * 4);
+  for (int version = 1; version <= 3; ++version) {
+    SCOPED_TRACE(version);
+    RunAndCheck(DataType::kFloat32, false, false, "(10,)", version, values, "round",
+                "halves_to_nearest_even");
+    RunAndCheck(DataType::kInt8, false, true, "(5, 8)", version, values, "sign", "zero");
+  }
+}
+
+TEST_F(Cli, NativeAndNotApplicableByteOrders) {
+  // '=' and '|' mean native (little-endian here); the output says '<'.
+  for (const char* descr : {"=f4", "|f4"}) {
+    const float x[3] = {-1.5f, 2.5f, 0.5f};
+    std::vector<std::byte> data(sizeof x);
+    std::memcpy(data.data(), x, sizeof x);
+    const fs::path in = Path("in.npy"), out = Path("out.npy");
+    Spit(in, TestNpyFile(1, TestDict(descr, false, "(3,)"), data));
+    const CliResult r = Run({"round", in.string(), out.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const TestParsedNpy result = TestSplitNpy(Slurp(out));
+    EXPECT_EQ(result.header, TestCompactDict("<f4", false, "(3,)"));
+    const float want[3] = {-2.0f, 2.0f, 0.0f};
+    ASSERT_EQ(result.data.size(), sizeof want);
+    EXPECT_EQ(std::memcmp(result.data.data(), want, sizeof want), 0);
+  }
+}
+
+TEST_F(Cli, InPlaceFile) {
+  const float x[4] = {-2.5f, -0.5f, 0.5f, 3.5f};
+  std::vector<std::byte> data(sizeof x);
+  std::memcpy(data.data(), x, sizeof x);
+  const fs::path file = Path("same.npy");
+  Spit(file, TestNpyFile(2, TestDict("<f4", false, "(2, 2)"), data));
+  const CliResult r = Run({"round", "--mode", "toward_infinity", file.string(), file.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const TestParsedNpy result = TestSplitNpy(Slurp(file));
+  EXPECT_EQ(result.version, 2);
+  EXPECT_EQ(result.header, TestCompactDict("<f4", false, "(2,2)"));
+  const float want[4] = {-3.0f, -1.0f, 1.0f, 4.0f};
+  ASSERT_EQ(result.data.size(), sizeof want);
+  EXPECT_EQ(std::memcmp(result.data.data(), want, sizeof want), 0);
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 3u);  // same.npy, stdout, stderr
+}
+
+TEST_F(Cli, ZeroDimensionalArray) {
+  const std::vector<std::byte> minus_two_and_a_half = TestBytes(std::string("\0\0\x20\xc0", 4));
+  RunAndCheck(DataType::kFloat32, false, false, "()", 1, minus_two_and_a_half, "round",
+              "halves_to_nearest_even");
+  RunAndCheck(DataType::kFloat32, false, false, "()", 1, minus_two_and_a_half, "sign", "zero");
+  RunAndCheck(DataType::kFloat32, true, false, "()", 1, minus_two_and_a_half, "round", "up");
+  // A 0-d array is rank 0: only the extended level accepts it.
+  ExpectRejected({"sign", "--feature-level", "6_4"},
+                 TestNpyFile(1, TestDict("<f4", false, "()"), minus_two_and_a_half), 2,
+                 "dimensions");
+}
+
+TEST_F(Cli, EmptyArrays) {
+  RunAndCheck(DataType::kFloat32, false, false, "(0,)", 1, {}, "sign", "zero");
+  RunAndCheck(DataType::kInt8, false, true, "(2, 0)", 3, {}, "round", "down");
+  RunAndCheck(DataType::kFloat64, true, false, "(0, 3, 0)", 2, {}, "round", "up");
+  // DirectML rejects zero-sized dimensions.
+  ExpectRejected({"sign", "--feature-level", "6_4"},
+                 TestNpyFile(1, TestDict("<f4", false, "(0,)"), {}), 2, "sizes[0] is 0");
+}
+
+std::vector<std::byte> FloatFile(const std::string& descr, const std::string& shape, size_t count,
+                                 size_t element_size) {
+  return TestNpyFile(1, TestDict(descr, false, shape),
+                     std::vector<std::byte>(count * element_size, std::byte{0x3c}));
+}
+
+// DirectML's tables per feature level (DESIGN.md section 2), at the boundary of each rule.
+TEST_F(Cli, FeatureLevelRejections) {
+  // Rank: 2_0 needs rank 4.
+  ExpectRejected({"sign", "--feature-level", "2_0"}, FloatFile("<f4", "(2, 3)", 6, 4), 2,
+                 "input.sizes has 2 dimensions");
+  // Type: int8 Sign needs 2_1.
+  ExpectRejected({"sign", "--feature-level", "2_0"}, FloatFile("|i1", "(1, 1, 2, 2)", 4, 1), 2,
+                 "input.type is int8");
+  // bfloat16 is never accepted at a DirectML level.
+  ExpectRejected({"sign", "--feature-level", "6_4"}, FloatFile("<V2", "(4,)", 4, 2), 2,
+                 "input.type is bfloat16");
+  ExpectRejected({"round", "--feature-level", "6_4"}, FloatFile("<V2", "(4,)", 4, 2), 2,
+                 "input.type is bfloat16");
+  // Modes down and up are extended.
+  ExpectRejected({"round", "--mode", "down", "--feature-level", "6_4"},
+                 FloatFile("<f4", "(4,)", 4, 4), 2, "mode is down");
+  ExpectRejected({"round", "--mode", "up", "--feature-level", "3_0"},
+                 FloatFile("<f2", "(4,)", 4, 2), 2, "mode is up");
+  // Round needs 2_1, float types only.
+  ExpectRejected({"round", "--feature-level", "2_0"}, FloatFile("<f4", "(1, 1, 1, 4)", 4, 4), 2,
+                 "not available");
+  ExpectRejected({"round", "--feature-level", "6_4"}, FloatFile("<i4", "(4,)", 4, 4), 2,
+                 "input.type is int32");
+  ExpectRejected({"round", "--feature-level", "2_1"}, FloatFile("<f2", "(4,)", 4, 2), 2,
+                 "input.sizes has 1 dimensions");
+  // 64-bit integers need 4_1; float64 is never accepted at a DirectML level.
+  ExpectRejected({"sign", "--feature-level", "4_0"}, FloatFile("<i8", "(4,)", 4, 8), 2,
+                 "input.type is int64");
+  ExpectRejected({"sign", "--feature-level", "6_4"}, FloatFile("<f8", "(4,)", 4, 8), 2,
+                 "input.type is float64");
+  // Rank 9 is too many at every level.
+  ExpectRejected({"sign"}, FloatFile("<f4", "(1, 1, 1, 1, 1, 1, 1, 1, 2)", 2, 4), 2,
+                 "9 dimensions");
+}
+
+TEST_F(Cli, FeatureLevelAcceptances) {
+  const std::vector<std::byte> all = TestInputs(DataType::kFloat32, 64);
+  const std::vector<std::byte> values = First(all, 32);
+  RunAndCheck(DataType::kFloat32, false, false, "(1, 2, 2, 2)", 1, values, "sign", "zero",
+              {"--feature-level", "2_0"});
+  RunAndCheck(DataType::kInt8, false, false, "(2, 2, 2, 4)", 1, values, "sign", "zero",
+              {"--feature-level", "2_1"});
+  RunAndCheck(DataType::kInt64, true, false, "(4,)", 1, values, "sign", "zero",
+              {"--feature-level", "4_1"});
+  RunAndCheck(DataType::kUInt64, false, false, "(2, 2)", 1, values, "sign", "zero",
+              {"--feature-level", "DML_FEATURE_LEVEL_6_4"});
+  RunAndCheck(DataType::kFloat16, false, false, "(1, 2, 2, 4)", 1, values, "round", "toward_zero",
+              {"--feature-level", "2_1"});
+  RunAndCheck(DataType::kFloat16, false, false, "(16,)", 1, values, "round", "toward_infinity",
+              {"--feature-level", "3.0"});
+  // One float16 element: DMLCalcBufferTensorSize rounds the 2 bytes up to 4.
+  RunAndCheck(DataType::kFloat16, false, false, "(1,)", 1, First(all, 2), "round",
+              "halves_to_nearest_even", {"--feature-level", "6_4"});
+  RunAndCheck(DataType::kFloat16, true, false, "(1, 1, 1, 3)", 1, First(all, 6), "sign",
+              "propagate", {"--feature-level", "2_0"});
+}
+
+TEST_F(Cli, MalformedFilesAreRejected) {
+  const std::vector<std::byte> data(24, std::byte{0x40});
+  const std::vector<std::byte> good = TestNpyFile(1, TestDict("<f4", false, "(6,)"), data);
+  ExpectRejected({"sign"}, std::vector<std::byte>(good.begin(), good.end() - 3), 2, "truncated");
+  ExpectRejected({"sign"}, std::vector<std::byte>(good.begin(), good.begin() + 30), 2, "truncated");
+  std::vector<std::byte> bad_magic = good;
+  bad_magic[0] = std::byte{'X'};
+  ExpectRejected({"round"}, bad_magic, 2, "magic");
+  ExpectRejected({"round"}, TestBytes(""), 2, "truncated");
+  ExpectRejected({"sign"}, TestNpyFile(1, "{'descr': '<f4', 'fortran_order': False}", data), 2,
+                 "'shape' is missing");
+  ExpectRejected({"sign"}, TestNpyFile(1, "{'descr': '<f4', 'fortran_order': False, 'shape'", data),
+                 2, "header");
+  ExpectRejected({"sign"}, TestNpyFile(1, TestDict("|b1", false, "(24,)"), data), 2, "bool");
+  ExpectRejected({"sign"}, TestNpyFile(1, TestDict("<c8", false, "(3,)"), data), 2, "complex");
+  ExpectRejected({"sign"}, TestNpyFile(1, TestDict("|O", false, "(3,)"), data), 2, "objects");
+  ExpectRejected({"sign"}, TestNpyFile(1, TestDict("<f4", false, "(7,)"), data), 2, "truncated");
+  ExpectRejected({"sign"}, TestNpyFile(1, TestDict("<f4", false, "(5,)"), data), 2, "trailing");
+  ExpectRejected({"sign"}, TestNpyFile(1, TestDict("<f4", false, "(4294967296, 4294967296)"), data),
+                 2, "2^64");
+  // The message names the file.
+  ExpectRejected({"sign"}, bad_magic, 2, "in.npy");
+}
+
+TEST_F(Cli, UsageErrors) {
+  const std::vector<std::byte> file = FloatFile("<f4", "(4,)", 4, 4);
+  ExpectRejected({"round", "--mode", "floor"}, file, 2, "--mode");
+  ExpectRejected({"sign", "--nan", "one"}, file, 2, "--nan");
+  ExpectRejected({"sign", "--feature-level", "7_0"}, file, 2, "7_0");
+  ExpectRejected({"sign", "--device", "tpu"}, file, 2, "--device");
+  ExpectRejected({"sign", "--bogus"}, file, 2, "--bogus");
+  ExpectRejectedRun({"sign", Path("only_in.npy").string()}, 2, "OUT");
+  ExpectRejectedRun({}, 2, "subcommand");
+  ExpectRejectedRun({"frobnicate"}, 2, "frobnicate");
+}
+
+TEST_F(Cli, IoErrorsExitOne) {
+  const fs::path out = Path("out.npy");
+  const std::vector<std::byte> sentinel = TestBytes("sentinel");
+  Spit(out, sentinel);
+  ExpectRejectedRun({"sign", Path("missing.npy").string(), out.string()}, 1, "missing.npy");
+  EXPECT_EQ(Slurp(out), sentinel);
+
+  const fs::path in = Path("in.npy");
+  Spit(in, FloatFile("<f4", "(4,)", 4, 4));
+  ExpectRejectedRun({"round", in.string(), Path("no_such_dir/out.npy").string()}, 1, "no_such_dir");
+  ExpectRejectedRun({"round", dir_.string(), out.string()}, 1, "cannot read");
+  EXPECT_EQ(Slurp(out), sentinel);
+}
+
+// --device cuda goes through the library's device API: where this build has no CUDA backend (or
+// the machine no GPU) it fails with the library's kUnsupported message and exit code 1.
+TEST_F(Cli, CudaDevice) {
+  const SystemInfo info = GetSystemInfo();
+  std::vector<std::byte> values = TestInputs(DataType::kFloat32, 64);
+  values.resize(16 * 4);
+  if (info.cuda_backend_built && !info.cuda_devices.empty()) {
+    RunAndCheck(DataType::kFloat32, false, true, "(4, 4)", 1, values, "round", "toward_zero",
+                {"--device", "cuda"});
+    RunAndCheck(DataType::kFloat16, true, false, "(1, 1, 1, 32)", 1, values, "sign", "zero",
+                {"--device", "cuda", "--feature-level", "2_0"});
+    return;
+  }
+  Expected<Device> device = Device::Cuda();
+  ASSERT_FALSE(device.ok());
+  ExpectRejected({"sign", "--device", "cuda"}, FloatFile("<f4", "(4,)", 4, 4), 1,
+                 device.status().message());
+}
+
+std::string Normalize(const std::string& line) {
+  std::istringstream in(line);
+  std::string word, out;
+  while (in >> word) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+bool HasLine(const std::string& text, const std::string& wanted) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (Normalize(line) == wanted) return true;
+  }
+  return false;
+}
+
+TEST_F(Cli, DemoPrintsOnnxSignAndDirectMLRoundTables) {
+  const CliResult r = Run({"demo"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  // ONNX Sign's example and DirectML's ELEMENT_WISE_ROUND table, as documented.
+  EXPECT_TRUE(HasLine(r.out, "x -5 -4 -3 -2 -1 0 1 2 3 4 5")) << r.out;
+  EXPECT_TRUE(HasLine(r.out, "sign(x) -1 -1 -1 -1 -1 0 1 1 1 1 1")) << r.out;
+  EXPECT_TRUE(HasLine(r.out, "x -2.5 -1.75 -1.5 -1.25 0 1.25 1.5 1.75 2.5")) << r.out;
+  EXPECT_TRUE(HasLine(r.out, "halves_to_nearest_even -2 -2 -2 -1 0 1 2 2 2")) << r.out;
+  EXPECT_TRUE(HasLine(r.out, "toward_zero -2 -1 -1 -1 0 1 1 1 2")) << r.out;
+  EXPECT_TRUE(HasLine(r.out, "toward_infinity -3 -2 -2 -1 0 1 2 2 3")) << r.out;
+  EXPECT_TRUE(HasLine(r.out, "down -3 -2 -2 -2 0 1 1 1 2")) << r.out;
+  EXPECT_TRUE(HasLine(r.out, "up -2 -1 -1 -1 0 2 2 2 3")) << r.out;
+  EXPECT_EQ(r.out.find("MISMATCH"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, InfoPrintsVersionAndTheSupportTable) {
+  const CliResult r = Run({"info"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("eltwise " + std::string(Version())), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reference"), std::string::npos) << r.out;
+  // Columns: 1_0 2_0 2_1 3_0 3_1 4_0 4_1 5_0 5_1 5_2 6_0 6_1 6_2 6_3 6_4 extended (DESIGN.md).
+  EXPECT_TRUE(
+      HasLine(r.out, "sign 1_0 2_0 2_1 3_0 3_1 4_0 4_1 5_0 5_1 5_2 6_0 6_1 6_2 6_3 6_4 ext"))
+      << r.out;
+  EXPECT_TRUE(HasLine(r.out, "float32 - 4 4 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 0-8"))
+      << r.out;
+  EXPECT_TRUE(HasLine(r.out, "int8 - - 4 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 0-8"))
+      << r.out;
+  EXPECT_TRUE(HasLine(r.out, "int64 - - - - - - 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 0-8")) << r.out;
+  EXPECT_TRUE(HasLine(r.out, "bfloat16 - - - - - - - - - - - - - - - 0-8")) << r.out;
+  EXPECT_TRUE(HasLine(r.out, "float16 - - 4 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 1-8 0-8"))
+      << r.out;  // the Round table's float16 row (Sign's starts at 2_0)
+  EXPECT_TRUE(HasLine(r.out,
+                      "toward_infinity - - yes yes yes yes yes yes yes yes yes yes yes yes "
+                      "yes yes"))
+      << r.out;
+  EXPECT_TRUE(HasLine(r.out, "down - - - - - - - - - - - - - - - yes")) << r.out;
+}
+
+TEST_F(Cli, HelpAndVersion) {
+  CliResult r = Run({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* command : {"demo", "info", "round", "sign"}) {
+    EXPECT_NE(r.out.find(command), std::string::npos) << command;
+  }
+  r = Run({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find(std::string(Version())), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace eltwise::testing

@@ -1,0 +1,503 @@
+// Unit tests of src/npy: parsing hand-built and NumPy-written files, round trips through
+// Serialize, the layout Desc() describes, rejection of malformed files, and atomic writes.
+#include "npy/npy.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "npy_bytes.h"
+
+namespace eltwise::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr DataType kAllTypes[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
+                                  DataType::kFloat64, DataType::kInt8,    DataType::kInt16,
+                                  DataType::kInt32,   DataType::kInt64,   DataType::kUInt8,
+                                  DataType::kUInt16,  DataType::kUInt32,  DataType::kUInt64};
+
+// Distinct little-endian bytes 1, 2, 3, ... for `count` elements.
+std::vector<std::byte> CountingBytes(DataType type, size_t count) {
+  std::vector<std::byte> bytes(count * ElementSize(type));
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>(i * 7 + 1);
+  return bytes;
+}
+
+npy::Array ParseOk(const std::vector<std::byte>& file) {
+  Expected<npy::Array> array = npy::Parse(file);
+  EXPECT_TRUE(array.ok()) << array.status().ToString();
+  return array.ok() ? *array : npy::Array{};
+}
+
+void ExpectInvalid(const std::vector<std::byte>& file, const std::string& phrase) {
+  Expected<npy::Array> array = npy::Parse(file);
+  ASSERT_FALSE(array.ok()) << "accepted; expected an error containing '" << phrase << "'";
+  EXPECT_EQ(array.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(array.status().message().find(phrase), std::string::npos) << array.status().message();
+  EXPECT_EQ(array.status().message().find('\n'), std::string::npos);
+}
+
+TEST(NpyParse, EveryTypeBothByteOrdersEveryVersion) {
+  for (DataType type : kAllTypes) {
+    for (bool big : {false, true}) {
+      for (int version = 1; version <= 3; ++version) {
+        SCOPED_TRACE(std::string(Name(type)) + (big ? " big" : " little") + " v" +
+                     std::to_string(version));
+        const std::vector<std::byte> native = CountingBytes(type, 6);
+        const std::vector<std::byte> file_data =
+            big ? TestSwapped(native, ElementSize(type)) : native;
+        const npy::Array a = ParseOk(
+            TestNpyFile(version, TestDict(TestDescr(type, big), false, "(2, 3)"), file_data));
+        EXPECT_EQ(a.type, type);
+        EXPECT_EQ(a.shape, (std::vector<uint64_t>{2, 3}));
+        EXPECT_FALSE(a.fortran_order);
+        EXPECT_EQ(a.big_endian, big && ElementSize(type) > 1);
+        EXPECT_EQ(a.version, version);
+        EXPECT_EQ(a.data, native);
+        EXPECT_EQ(a.element_count(), 6u);
+      }
+    }
+  }
+}
+
+TEST(NpyParse, ByteOrderCharacters) {
+  const std::vector<std::byte> data = CountingBytes(DataType::kFloat32, 2);
+  for (const char* descr : {"=f4", "|f4", "f4", "<f4"}) {
+    const npy::Array a = ParseOk(TestNpyFile(1, TestDict(descr, false, "(2,)"), data));
+    EXPECT_EQ(a.type, DataType::kFloat32) << descr;
+    EXPECT_FALSE(a.big_endian) << descr;  // native on this (little-endian) machine
+    EXPECT_EQ(a.data, data);
+  }
+  for (const char* descr : {"<u1", ">u1", "|u1", "=u1"}) {
+    const npy::Array a = ParseOk(TestNpyFile(1, TestDict(descr, false, "(8,)"), data));
+    EXPECT_EQ(a.type, DataType::kUInt8) << descr;
+    EXPECT_FALSE(a.big_endian) << descr;
+    EXPECT_EQ(a.data, data);
+  }
+  const npy::Array bf = ParseOk(TestNpyFile(1, TestDict("=V2", false, "(4,)"), data));
+  EXPECT_EQ(bf.type, DataType::kBFloat16);
+}
+
+TEST(NpyParse, HeaderVariants) {
+  const std::vector<std::byte> data = CountingBytes(DataType::kInt16, 6);
+  // Double quotes, no trailing comma, no padding, Python 2 long suffixes, reordered keys.
+  const char* headers[] = {
+      "{\"descr\": \"<i2\", \"fortran_order\": False, \"shape\": (2, 3)}",
+      "{'shape': (2L, 3L), 'fortran_order': False, 'descr': '<i2'}",
+      "  {'descr':'<i2','fortran_order':False,'shape':(2,3,),}  ",
+  };
+  for (const char* header : headers) {
+    for (size_t align : {size_t{1}, size_t{16}, size_t{64}}) {
+      const npy::Array a = ParseOk(TestNpyFile(1, header, data, align));
+      EXPECT_EQ(a.shape, (std::vector<uint64_t>{2, 3})) << header;
+      EXPECT_EQ(a.data, data);
+    }
+  }
+}
+
+TEST(NpyParse, ZeroDimensionalAndEmpty) {
+  const std::vector<std::byte> one = CountingBytes(DataType::kFloat64, 1);
+  const npy::Array scalar = ParseOk(TestNpyFile(1, TestDict("<f8", false, "()"), one));
+  EXPECT_TRUE(scalar.shape.empty());
+  EXPECT_EQ(scalar.element_count(), 1u);
+  EXPECT_EQ(scalar.data, one);
+
+  const npy::Array empty = ParseOk(TestNpyFile(1, TestDict("<f4", true, "(0, 5)"), {}));
+  EXPECT_EQ(empty.shape, (std::vector<uint64_t>{0, 5}));
+  EXPECT_EQ(empty.element_count(), 0u);
+  EXPECT_TRUE(empty.data.empty());
+  // A zero next to a huge dimension is still empty (no overflow).
+  const npy::Array huge_empty =
+      ParseOk(TestNpyFile(1, TestDict("<f8", false, "(0, 18446744073709551615, 3)"), {}));
+  EXPECT_EQ(huge_empty.element_count(), 0u);
+}
+
+// Bytes np.save wrote (NumPy 2.4) for np.arange(3, dtype='>i2') with version=(1,0) and for
+// np.array([1.5, -2.0], dtype=ml_dtypes.bfloat16): bfloat16 is saved with the descr '<V2'.
+std::vector<std::byte> NumpyFile(const std::string& dict, const std::string& data) {
+  std::string text = std::string("\x93NUMPY\x01\x00", 8) + "v" + std::string(1, '\0') + dict;
+  text.append(127 - text.size(), ' ');
+  text += '\n';
+  text += data;
+  return TestBytes(text);
+}
+
+TEST(NpyParse, FilesWrittenByNumpy) {
+  const std::vector<std::byte> i2 = NumpyFile(
+      "{'descr': '>i2', 'fortran_order': False, 'shape': (3,), }", std::string("\0\0\0\1\0\2", 6));
+  const npy::Array a = ParseOk(i2);
+  EXPECT_EQ(a.type, DataType::kInt16);
+  EXPECT_TRUE(a.big_endian);
+  int16_t values[3];
+  ASSERT_EQ(a.data.size(), sizeof values);
+  std::memcpy(values, a.data.data(), sizeof values);
+  EXPECT_EQ(values[0], 0);
+  EXPECT_EQ(values[1], 1);
+  EXPECT_EQ(values[2], 2);
+  EXPECT_EQ(npy::Serialize(a), i2);  // written back byte for byte as NumPy does
+
+  const std::vector<std::byte> bf16 = NumpyFile(
+      "{'descr': '<V2', 'fortran_order': False, 'shape': (2,), }", std::string("\xc0?\x00\xc0", 4));
+  const npy::Array b = ParseOk(bf16);
+  EXPECT_EQ(b.type, DataType::kBFloat16);
+  uint16_t bits[2];
+  ASSERT_EQ(b.data.size(), sizeof bits);
+  std::memcpy(bits, b.data.data(), sizeof bits);
+  EXPECT_EQ(bits[0], 0x3FC0);  // 1.5
+  EXPECT_EQ(bits[1], 0xC000);  // -2.0
+  EXPECT_EQ(npy::Serialize(b), bf16);
+}
+
+TEST(NpySerialize, RoundTripsEveryLayout) {
+  for (DataType type : kAllTypes) {
+    for (bool big : {false, true}) {
+      for (bool fortran : {false, true}) {
+        for (int version = 1; version <= 3; ++version) {
+          for (const std::vector<uint64_t>& shape :
+               {std::vector<uint64_t>{}, std::vector<uint64_t>{5}, std::vector<uint64_t>{2, 3},
+                std::vector<uint64_t>{2, 0, 4}, std::vector<uint64_t>{1, 2, 1, 3, 1, 1, 2, 1}}) {
+            npy::Array a;
+            a.type = type;
+            a.shape = shape;
+            a.fortran_order = fortran;
+            a.big_endian = big && ElementSize(type) > 1;
+            a.version = version;
+            a.data = CountingBytes(type, a.element_count());
+            ASSERT_TRUE(npy::Check(a).ok());
+            const std::vector<std::byte> file = npy::Serialize(a);
+            const TestParsedNpy split = TestSplitNpy(file);
+            ASSERT_TRUE(split.ok);
+            EXPECT_EQ(split.version, version);
+            EXPECT_EQ(split.data_offset % 64, 0u);
+            EXPECT_EQ(static_cast<char>(file[split.data_offset - 1]), '\n');
+            EXPECT_EQ(split.data, a.big_endian ? TestSwapped(a.data, ElementSize(type)) : a.data);
+            const npy::Array b = ParseOk(file);
+            EXPECT_EQ(b.type, a.type);
+            EXPECT_EQ(b.shape, a.shape);
+            EXPECT_EQ(b.fortran_order, a.fortran_order);
+            EXPECT_EQ(b.big_endian, a.big_endian);
+            EXPECT_EQ(b.version, a.version);
+            EXPECT_EQ(b.data, a.data);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(NpySerialize, HeaderText) {
+  npy::Array a;
+  a.type = DataType::kUInt16;
+  a.shape = {4};
+  a.big_endian = true;
+  a.fortran_order = true;
+  a.data = CountingBytes(a.type, 4);
+  EXPECT_EQ(TestSplitNpy(npy::Serialize(a)).header, TestCompactDict(">u2", true, "(4,)"));
+  a.shape = {2, 2};
+  EXPECT_EQ(TestSplitNpy(npy::Serialize(a)).header, TestCompactDict(">u2", true, "(2,2)"));
+  a.shape = {};
+  a.data.resize(2);
+  EXPECT_EQ(TestSplitNpy(npy::Serialize(a)).header, TestCompactDict(">u2", true, "()"));
+  EXPECT_EQ(npy::Descr(DataType::kBFloat16, false), "<V2");
+  EXPECT_EQ(npy::Descr(DataType::kBFloat16, true), ">V2");
+  EXPECT_EQ(npy::Descr(DataType::kInt8, true), "|i1");
+  EXPECT_EQ(npy::Descr(DataType::kFloat64, true), ">f8");
+}
+
+TEST(NpyDesc, CAndFortranLayouts) {
+  npy::Array a;
+  a.type = DataType::kFloat16;
+  a.shape = {2, 3, 4};
+  a.data.resize(48);
+  TensorDesc c = a.Desc();
+  EXPECT_EQ(c.type, DataType::kFloat16);
+  EXPECT_EQ(c.sizes, a.shape);
+  EXPECT_FALSE(c.strides.has_value());  // packed row-major
+  EXPECT_EQ(c.total_tensor_size_in_bytes, 48u);
+
+  a.fortran_order = true;
+  TensorDesc f = a.Desc();
+  ASSERT_TRUE(f.strides.has_value());
+  EXPECT_EQ(*f.strides, (std::vector<int64_t>{1, 2, 6}));
+  EXPECT_EQ(f.total_tensor_size_in_bytes, 48u);
+
+  // DMLCalcBufferTensorSize rounds up to 4 bytes: 3 float16 elements need 8.
+  a.shape = {3};
+  a.data.resize(6);
+  EXPECT_EQ(a.Desc().total_tensor_size_in_bytes, 8u);
+  EXPECT_FALSE(a.Desc().strides.has_value());  // 1-d Fortran order is C order
+
+  a.shape = {};
+  a.data.resize(2);
+  EXPECT_TRUE(a.Desc().sizes.empty());
+  EXPECT_EQ(a.Desc().total_tensor_size_in_bytes, 4u);
+}
+
+TEST(NpyParse, RejectsMalformedFiles) {
+  const std::vector<std::byte> data = CountingBytes(DataType::kFloat32, 6);
+  const std::string dict = TestDict("<f4", false, "(2, 3)");
+  const std::vector<std::byte> good = TestNpyFile(1, dict, data);
+  ASSERT_TRUE(npy::Parse(good).ok());
+
+  std::vector<std::byte> bad_magic = good;
+  bad_magic[1] = std::byte{'n'};
+  ExpectInvalid(bad_magic, "magic");
+  ExpectInvalid(TestBytes("PK\x03\x04 this is a zip file"), "magic");
+  ExpectInvalid({}, "truncated");
+  ExpectInvalid(std::vector<std::byte>(good.begin(), good.begin() + 5), "truncated");
+  ExpectInvalid(std::vector<std::byte>(good.begin(), good.begin() + 9), "truncated");
+  ExpectInvalid(std::vector<std::byte>(good.begin(), good.begin() + 40), "truncated");
+  ExpectInvalid(std::vector<std::byte>(good.end() - 1 - 60 - data.size(), good.end()), "magic");
+  ExpectInvalid(std::vector<std::byte>(good.begin(), good.end() - 1), "truncated");
+  std::vector<std::byte> trailing = good;
+  trailing.push_back(std::byte{0});
+  ExpectInvalid(trailing, "trailing");
+
+  std::vector<std::byte> version = good;
+  version[6] = std::byte{4};
+  ExpectInvalid(version, "version 4.0");
+  version[6] = std::byte{1};
+  version[7] = std::byte{1};
+  ExpectInvalid(version, "version 1.1");
+  version[6] = std::byte{0};
+  version[7] = std::byte{0};
+  ExpectInvalid(version, "version 0.0");
+
+  // A header length larger than the file.
+  std::vector<std::byte> long_header = good;
+  long_header[8] = std::byte{0xFF};
+  long_header[9] = std::byte{0xFF};
+  ExpectInvalid(long_header, "header length");
+  std::vector<std::byte> v2 = TestNpyFile(2, dict, data);
+  v2[11] = std::byte{0x80};
+  ExpectInvalid(v2, "header length");
+}
+
+TEST(NpyParse, RejectsBadHeaders) {
+  const std::vector<std::byte> data = CountingBytes(DataType::kFloat32, 6);
+  auto with_header = [&](const std::string& header) { return TestNpyFile(1, header, data); };
+  ExpectInvalid(with_header("'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)"),
+                "does not start with '{'");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': False}"), "'shape' is missing");
+  ExpectInvalid(with_header("{'shape': (6,), 'fortran_order': False}"), "'descr' is missing");
+  ExpectInvalid(with_header("{'descr': '<f4', 'shape': (6,)}"), "'fortran_order' is missing");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (6,), 'x': 1}"),
+                "unexpected key 'x'");
+  ExpectInvalid(with_header("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, "
+                            "'shape': (6,)}"),
+                "appears twice");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': 0, 'shape': (6,)}"),
+                "True or False");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': Falsey, 'shape': (6,)}"),
+                "True or False");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': [2, 3]}"), "tuple");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (6)}"),
+                "not a tuple");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (-6,)}"),
+                "negative");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (2 3)}"),
+                "expected ',' or ')'");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (6,)} junk"),
+                "after the header dict");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': False, 'shape': (6,)"),
+                "expected ',' or '}'");
+  ExpectInvalid(with_header("{'descr: '<f4', 'fortran_order': False, 'shape': (6,)}"),
+                "expected ':'");
+  ExpectInvalid(with_header("{'descr': '<f\\x34', 'fortran_order': False, 'shape': (6,)}"),
+                "escape");
+  ExpectInvalid(with_header("{'descr': '<f4"), "string literal runs past");
+  ExpectInvalid(TestNpyFile(1, "{'descr': '<f4", data, 1), "string literal runs past");
+  ExpectInvalid(TestBytes(std::string("\x93NUMPY\x01\x00\x0c\x00{'descr': '<", 22)), "not closed");
+  ExpectInvalid(with_header("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (6,)}"),
+                "structured");
+  ExpectInvalid(with_header("{descr: '<f4', 'fortran_order': False, 'shape': (6,)}"),
+                "expected a key");
+  ExpectInvalid(with_header("{'descr': '<f4', 'fortran_order': False, "
+                            "'shape': (99999999999999999999,)}"),
+                "does not fit in 64 bits");
+  std::string many = "(";
+  for (int i = 0; i < 65; ++i) many += "1,";
+  ExpectInvalid(with_header(TestDict("<f4", false, many + ")")), "more than 64 dimensions");
+}
+
+TEST(NpyParse, RejectsUnsupportedTypes) {
+  const std::vector<std::byte> data(16);
+  for (const auto& [descr, phrase] :
+       std::vector<std::pair<std::string, std::string>>{{"|b1", "(bool)"},
+                                                        {"|O", "(Python objects)"},
+                                                        {"<c8", "(complex)"},
+                                                        {"<c16", "(complex)"},
+                                                        {"<U4", "(strings)"},
+                                                        {"|S16", "(strings)"},
+                                                        {"<M8[s]", "(datetime)"},
+                                                        {"<f16", "not supported"},
+                                                        {"<f3", "not supported"},
+                                                        {"<i3", "not supported"},
+                                                        {"<V4", "(void)"},
+                                                        {"|V2", "raw 2-byte void"},
+                                                        {"", "not supported"},
+                                                        {"<", "not supported"},
+                                                        {"bfloat16", "not supported"}}) {
+    SCOPED_TRACE(descr);
+    ExpectInvalid(TestNpyFile(1, TestDict(descr, false, "(1,)"), data), phrase);
+  }
+}
+
+TEST(NpyParse, RejectsSizeMismatchAndOverflow) {
+  const std::vector<std::byte> data = CountingBytes(DataType::kFloat32, 6);
+  ExpectInvalid(TestNpyFile(1, TestDict("<f4", false, "(7,)"), data), "truncated");
+  ExpectInvalid(TestNpyFile(1, TestDict("<f4", false, "(5,)"), data), "trailing");
+  ExpectInvalid(TestNpyFile(1, TestDict("<f4", false, "(4294967296, 4294967296)"), data),
+                "more than 2^64 - 1 elements");
+  ExpectInvalid(TestNpyFile(1, TestDict("<f8", false, "(4611686018427387904,)"), data),
+                "more than 2^64 - 1 bytes");
+  ExpectInvalid(TestNpyFile(1, TestDict("<f4", false, "(18446744073709551615,)"), data),
+                "more than 2^64 - 1 bytes");
+  ExpectInvalid(TestNpyFile(1, TestDict("<f4", false, "(1099511627776,)"), data), "truncated");
+}
+
+// Every prefix of a valid file and many corrupted copies are rejected or parsed without reading
+// past the end (run under AddressSanitizer to check the reads).
+TEST(NpyParse, TruncationsAndCorruptionsNeverCrash) {
+  const std::vector<std::byte> data = CountingBytes(DataType::kFloat64, 12);
+  for (int version = 1; version <= 3; ++version) {
+    const std::vector<std::byte> good = TestNpyFile(version, TestDict("<f8", true, "(3, 4)"), data);
+    for (size_t n = 0; n < good.size(); ++n) {
+      const std::vector<std::byte> prefix(good.begin(), good.begin() + n);
+      Expected<npy::Array> a = npy::Parse(prefix);
+      ASSERT_FALSE(a.ok()) << n;
+      EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
+    }
+    std::mt19937 rng(1234 + version);
+    for (int trial = 0; trial < 5000; ++trial) {
+      std::vector<std::byte> corrupted = good;
+      const int flips = 1 + static_cast<int>(rng() % 4);
+      for (int f = 0; f < flips; ++f) {
+        const size_t at = rng() % std::min<size_t>(corrupted.size(), 140);
+        corrupted[at] = static_cast<std::byte>(rng());
+      }
+      Expected<npy::Array> a = npy::Parse(corrupted);
+      if (a.ok()) {
+        EXPECT_TRUE(npy::Check(*a).ok());
+      } else {
+        EXPECT_EQ(a.status().code(), StatusCode::kInvalidArgument);
+      }
+    }
+  }
+}
+
+TEST(NpyCheck, RejectsInconsistentArrays) {
+  npy::Array a;
+  a.type = DataType::kInt32;
+  a.shape = {3};
+  a.data.resize(8);
+  EXPECT_EQ(npy::Check(a).code(), StatusCode::kInvalidArgument);
+  a.data.resize(12);
+  EXPECT_TRUE(npy::Check(a).ok());
+  a.version = 4;
+  EXPECT_EQ(npy::Check(a).code(), StatusCode::kInvalidArgument);
+  a.version = 1;
+  a.shape = {1ull << 62, 8};
+  EXPECT_EQ(npy::Check(a).code(), StatusCode::kInvalidArgument);
+}
+
+class NpyFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("eltwise_npy_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static std::vector<std::byte> Slurp(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::vector<std::byte> bytes(chars.size());
+    std::memcpy(bytes.data(), chars.data(), chars.size());
+    return bytes;
+  }
+  static void Spit(const fs::path& path, const std::vector<std::byte>& bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(NpyFiles, WriteReplacesWholeAndLeavesNoTemporaryFiles) {
+  npy::Array a;
+  a.type = DataType::kUInt32;
+  a.shape = {2, 2};
+  a.big_endian = true;
+  a.data = CountingBytes(a.type, 4);
+  const fs::path path = dir_ / "a.npy";
+  Spit(path, TestBytes("previous contents that are longer than the new file will be......"));
+  ASSERT_TRUE(npy::Write(path.string(), a).ok());
+  EXPECT_EQ(Slurp(path), npy::Serialize(a));
+  Expected<npy::Array> b = npy::Read(path.string());
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->data, a.data);
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    ++files;
+    EXPECT_EQ(entry.path().filename(), "a.npy");
+  }
+  EXPECT_EQ(files, 1u);
+}
+
+TEST_F(NpyFiles, WriteErrorsLeaveTheTargetUntouched) {
+  npy::Array a;
+  a.type = DataType::kFloat32;
+  a.shape = {3};
+  a.data.resize(8);  // inconsistent with the shape
+  const fs::path path = dir_ / "out.npy";
+  const std::vector<std::byte> before = TestBytes("untouched");
+  Spit(path, before);
+  Status s = npy::Write(path.string(), a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Slurp(path), before);
+
+  a.data.resize(12);
+  s = npy::Write((dir_ / "missing" / "out.npy").string(), a);
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_NE(s.message().find("missing"), std::string::npos) << s.message();
+
+  // A directory in the way: rename fails, the temporary file is removed.
+  fs::create_directories(dir_ / "dir.npy" / "x");
+  s = npy::Write((dir_ / "dir.npy").string(), a);
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 2u);  // out.npy and dir.npy only
+}
+
+TEST_F(NpyFiles, ReadErrors) {
+  Expected<npy::Array> missing = npy::Read((dir_ / "missing.npy").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kIoError);
+  EXPECT_NE(missing.status().message().find("missing.npy"), std::string::npos);
+
+  Expected<npy::Array> directory = npy::Read(dir_.string());
+  ASSERT_FALSE(directory.ok());
+  EXPECT_EQ(directory.status().code(), StatusCode::kIoError);
+
+  const fs::path bad = dir_ / "bad.npy";
+  Spit(bad, TestBytes("not a numpy file"));
+  Expected<npy::Array> malformed = npy::Read(bad.string());
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(malformed.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(malformed.status().message().find("bad.npy"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace eltwise::testing

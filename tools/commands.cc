@@ -1,0 +1,111 @@
+// The command registry and the helpers commands share.
+#include "commands.h"
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <variant>
+
+namespace eltwise::cli {
+namespace {
+
+// A function-local static, so registrations from any translation unit's static initializers find
+// it constructed.
+std::vector<RegisteredCommand>& Registry() {
+  static std::vector<RegisteredCommand> registry;
+  return registry;
+}
+
+// Errors are printed as one line on stderr.
+std::string OneLine(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+}  // namespace
+
+bool RegisterCommand(std::string_view name, AddCommandFunction add) {
+  Registry().push_back({name, add});
+  return true;
+}
+
+std::vector<RegisteredCommand> RegisteredCommands() {
+  std::vector<RegisteredCommand> commands = Registry();
+  std::sort(commands.begin(), commands.end(),
+            [](const RegisteredCommand& a, const RegisteredCommand& b) { return a.name < b.name; });
+  return commands;
+}
+
+int ExitCode(StatusCode code) {
+  return code == StatusCode::kInvalidArgument ? kExitInvalidInput : kExitFailure;
+}
+
+void Fail(const Status& status, std::string_view context) {
+  std::string message = context.empty() ? "" : std::string(context) + ": ";
+  message += status.message().empty() ? std::string(Name(status.code())) : status.message();
+  throw CommandError(ExitCode(status.code()), OneLine(std::move(message)));
+}
+
+void AddDeviceOptions(CLI::App& command, DeviceOptions& options, bool with_feature_level) {
+  command.add_option("--device", options.device, "Device to run on")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  if (!with_feature_level) return;
+  command
+      .add_option("--feature-level", options.feature_level,
+                  "DirectML feature level to validate against: 2_0 ... 6_4, or extended")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            if (ParseFeatureLevel(value)) return {};
+            std::string levels;
+            for (FeatureLevel level : AllFeatureLevels()) {
+              levels += levels.empty() ? "" : " ";
+              levels += Name(level);
+            }
+            return "'" + value + "' is not a feature level (" + levels + ")";
+          },
+          "LEVEL"))
+      ->capture_default_str();
+}
+
+Device MakeDevice(const DeviceOptions& options) {
+  const std::optional<FeatureLevel> level = ParseFeatureLevel(options.feature_level);
+  if (!level) {
+    Fail(InvalidArgument("--feature-level '" + options.feature_level + "' is not a feature level"));
+  }
+  Expected<Device> device = options.device == "cuda"
+                                ? Device::Cuda(CudaOptions{.feature_level = *level})
+                                : Device::Cpu(CpuOptions{.feature_level = *level});
+  if (!device.ok()) Fail(device.status(), "--device " + options.device);
+  return *device;
+}
+
+Status RunInPlace(const Device& device, const OperatorDesc& desc, std::span<std::byte> data) {
+  Expected<CompiledOperator> op = Compile(device, desc);
+  if (!op.ok()) return op.status();
+  const TensorDesc& input =
+      std::visit([](const auto& d) -> const TensorDesc& { return d.input; }, desc);
+  const uint64_t bytes = std::max<uint64_t>(data.size(), input.total_tensor_size_in_bytes);
+  Expected<void*> buffer = Allocate(device, bytes);
+  if (!buffer.ok()) return buffer.status();
+  const std::unique_ptr<void, std::function<void(void*)>> owner(
+      *buffer, [&device](void* p) { Free(device, p); });
+  std::byte* staged = static_cast<std::byte*>(*buffer);
+  if (Status s = CopyToDevice(device, staged, data.data(), data.size()); !s.ok()) return s;
+  if (bytes > data.size()) {
+    // DirectML's rounded-up size: padding no element addresses; zeroed so no byte is undefined.
+    const std::vector<std::byte> zeros(bytes - data.size());
+    if (Status s = CopyToDevice(device, staged + data.size(), zeros.data(), zeros.size());
+        !s.ok()) {
+      return s;
+    }
+    if (Status s = Synchronize(device); !s.ok()) return s;  // `zeros` must outlive the copy
+  }
+  if (Status s = op->Execute(ConstBinding{staged, bytes}, Binding{staged, bytes}); !s.ok()) {
+    return s;
+  }
+  if (Status s = CopyToHost(device, data.data(), staged, data.size()); !s.ok()) return s;
+  return Synchronize(device);
+}
+
+}  // namespace eltwise::cli
