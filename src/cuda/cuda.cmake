@@ -1,2 +1,70 @@
-# The CUDA backend. Until it exists, the library reports kUnsupported for CUDA devices.
-target_sources(eltwise PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_unavailable.cc)
+# The CUDA backend. ELTWISE_CUDA: AUTO builds it when nvcc is found, ON requires it, OFF leaves it
+# out; without it the library links cuda_unavailable.cc and reports kUnsupported for CUDA devices.
+#
+# Kernels are compiled for sm_80 and sm_90 plus compute_90 PTX (newer GPUs JIT it); override with
+# ELTWISE_CUDA_ARCHITECTURES. Never --use_fast_math or flush-to-zero: results are bit patterns
+# (functors.h) and a positive subnormal's Sign is +1 on the GPU too.
+set(ELTWISE_CUDA_ARCHITECTURES "80-real;90" CACHE STRING
+    "CUDA architectures for the eltwise kernels (CMake CUDA_ARCHITECTURES syntax)")
+
+set(ELTWISE_WITH_CUDA OFF)
+if(ELTWISE_CUDA STREQUAL "ON")
+  set(ELTWISE_WITH_CUDA ON)
+elseif(ELTWISE_CUDA STREQUAL "AUTO")
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    set(ELTWISE_WITH_CUDA ON)
+  else()
+    message(STATUS "eltwise: nvcc not found; building without the CUDA backend")
+  endif()
+elseif(NOT ELTWISE_CUDA STREQUAL "OFF")
+  message(FATAL_ERROR "ELTWISE_CUDA is '${ELTWISE_CUDA}'; it must be AUTO, ON or OFF")
+endif()
+
+if(NOT ELTWISE_WITH_CUDA)
+  target_sources(eltwise PRIVATE ${CMAKE_CURRENT_LIST_DIR}/cuda_unavailable.cc)
+  return()
+endif()
+
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  # Keeps enable_language from probing the default architecture; the target sets its own below.
+  set(CMAKE_CUDA_ARCHITECTURES ${ELTWISE_CUDA_ARCHITECTURES})
+endif()
+enable_language(CUDA)
+find_package(CUDAToolkit REQUIRED)
+if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+  # CMake before 3.26 does not know nvcc's C++20 flag (nvcc has it since 12.0).
+  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+endif()
+message(STATUS "eltwise: CUDA backend enabled (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, "
+               "architectures ${ELTWISE_CUDA_ARCHITECTURES})")
+
+# An object library keeps the CUDA compile flags separate from the C++ ones and adds no target
+# of its own to the install export.
+add_library(eltwise_cuda_objects OBJECT
+  ${CMAKE_CURRENT_LIST_DIR}/cuda_backend.cc
+  ${CMAKE_CURRENT_LIST_DIR}/launch.cc
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_float.cu
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_half.cu
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_integer.cu
+)
+set_target_properties(eltwise_cuda_objects PROPERTIES
+  CUDA_ARCHITECTURES "${ELTWISE_CUDA_ARCHITECTURES}"
+  CUDA_STANDARD 20
+  CUDA_STANDARD_REQUIRED ON
+  CUDA_EXTENSIONS OFF
+  POSITION_INDEPENDENT_CODE ON)
+target_include_directories(eltwise_cuda_objects PRIVATE
+  ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(eltwise_cuda_objects PRIVATE CUDA::cudart_static)
+target_compile_options(eltwise_cuda_objects PRIVATE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+  # Exact IEEE behaviour: no flush-to-zero and IEEE division/sqrt (nvcc's defaults, stated so
+  # no toolchain flags change them) and no FMA contraction (the kernels compute on bit patterns).
+  $<$<COMPILE_LANGUAGE:CUDA>:-ftz=false -prec-div=true -prec-sqrt=true -fmad=false>
+  $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+
+target_sources(eltwise PRIVATE $<TARGET_OBJECTS:eltwise_cuda_objects>)
+target_link_libraries(eltwise PRIVATE CUDA::cudart_static)
