@@ -1,0 +1,775 @@
+// ONNX model loading, validation and execution through the eltwise C++ API.
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
+#include <onnx/defs/shape_inference.h>
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <queue>
+#include <set>
+#include <unordered_map>
+
+#include "eltwise/device.h"
+#include "eltwise/operators.h"
+#include "onnx/internal.h"
+
+namespace eltwise::onnx_frontend {
+
+namespace {
+
+// The highest IR version this front end knows (ONNX 1.23). Newer IR versions may change the
+// meaning of a model, so they are rejected like ONNX's own checker does.
+constexpr int64_t kMaxKnownIrVersion = 14;
+
+std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+
+bool IsOnnxDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+
+// One operator version: the types its type constraint allows.
+struct OpVersion {
+  const char* op;
+  int since_version;
+  std::vector<DataType> types;
+};
+
+const std::vector<OpVersion>& OpVersions() {
+  using D = DataType;
+  static const std::vector<OpVersion> versions = {
+      {"Sign",
+       9,
+       {D::kUInt8, D::kUInt16, D::kUInt32, D::kUInt64, D::kInt8, D::kInt16, D::kInt32, D::kInt64,
+        D::kFloat16, D::kFloat32, D::kFloat64}},
+      {"Sign",
+       13,
+       {D::kUInt8, D::kUInt16, D::kUInt32, D::kUInt64, D::kInt8, D::kInt16, D::kInt32, D::kInt64,
+        D::kFloat16, D::kFloat32, D::kFloat64, D::kBFloat16}},
+      {"Round", 11, {D::kFloat16, D::kFloat32, D::kFloat64}},
+      {"Round", 22, {D::kFloat16, D::kFloat32, D::kFloat64, D::kBFloat16}},
+  };
+  return versions;
+}
+
+// The version of `op` that ai.onnx opset `opset` selects (the highest since_version <= opset),
+// or nullptr when the op is unknown or newer than the opset.
+const OpVersion* ResolveOp(const std::string& op, int opset) {
+  const OpVersion* best = nullptr;
+  for (const OpVersion& v : OpVersions()) {
+    if (op == v.op && v.since_version <= opset) best = &v;
+  }
+  return best;
+}
+
+std::string TypeList(const std::vector<DataType>& types) {
+  std::string s;
+  for (DataType t : types) s += (s.empty() ? "" : ", ") + OnnxDataTypeName(OnnxDataType(t));
+  return s;
+}
+
+std::string OneLine(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+// The schemas the ONNX checker uses: the linked ONNX library's registry, plus Round-22 when that
+// library predates it (ONNX 1.12 knows Round up to version 11). Round-22 only widens Round-11's
+// type constraint with bfloat16; inputs, outputs and attributes are the same.
+class SchemaRegistry final : public ::onnx::ISchemaRegistry {
+ public:
+  SchemaRegistry() {
+    round22_.SetName("Round")
+        .SetDomain(::onnx::ONNX_DOMAIN)
+        .SinceVersion(22)
+        .SetDoc("Round to nearest integer, halves to even (ONNX Round-22).")
+        .Input(0, "X", "Input tensor", "T")
+        .Output(0, "Y", "Output tensor", "T")
+        .TypeConstraint("T",
+                        {"tensor(float16)", "tensor(float)", "tensor(double)", "tensor(bfloat16)"},
+                        "Input and output types: floating point.")
+        .TypeAndShapeInferenceFunction(::onnx::propagateShapeAndTypeFromFirstInput);
+    round22_.Finalize();
+  }
+  const ::onnx::OpSchema* GetSchema(const std::string& key, const int max_inclusive_version,
+                                    const std::string& domain) const override {
+    const std::string d = IsOnnxDomain(domain) ? ::onnx::ONNX_DOMAIN : domain;
+    const ::onnx::OpSchema* s = ::onnx::OpSchemaRegistry::Schema(key, max_inclusive_version, d);
+    if (key == "Round" && IsOnnxDomain(domain) && max_inclusive_version >= 22 &&
+        (s == nullptr || s->since_version() < 22)) {
+      return &round22_;
+    }
+    return s;
+  }
+
+ private:
+  ::onnx::OpSchema round22_;
+};
+
+const SchemaRegistry& Registry() {
+  static const SchemaRegistry registry;
+  return registry;
+}
+
+// A declared type: element type code (0 if absent) and shape.
+struct Declared {
+  int elem_type = 0;
+  bool rank_known = false;
+  std::vector<std::optional<uint64_t>> dims;
+  std::vector<std::string> dim_params;
+};
+
+Expected<Declared> ParseDeclared(const ::onnx::ValueInfoProto& v, const std::string& what) {
+  Declared d;
+  if (!v.has_type() || v.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET) return d;
+  if (v.type().value_case() != ::onnx::TypeProto::kTensorType) {
+    return InvalidArgument(what +
+                           " is not a tensor (sequence, map, optional and sparse types are "
+                           "not supported)");
+  }
+  const auto& tensor = v.type().tensor_type();
+  d.elem_type = tensor.has_elem_type() ? tensor.elem_type() : 0;
+  if (tensor.has_shape()) {
+    d.rank_known = true;
+    for (int i = 0; i < tensor.shape().dim_size(); ++i) {
+      const auto& dim = tensor.shape().dim(i);
+      if (dim.value_case() == ::onnx::TensorShapeProto::Dimension::kDimValue) {
+        if (dim.dim_value() < 0) {
+          return InvalidArgument(what + " declares dims[" + std::to_string(i) +
+                                 "] = " + std::to_string(dim.dim_value()) + "; dims must be >= 0");
+        }
+        d.dims.push_back(static_cast<uint64_t>(dim.dim_value()));
+        d.dim_params.emplace_back();
+      } else {
+        d.dims.push_back(std::nullopt);
+        d.dim_params.push_back(dim.value_case() == ::onnx::TensorShapeProto::Dimension::kDimParam
+                                   ? dim.dim_param()
+                                   : std::string());
+      }
+    }
+    if (d.dims.size() > kMaxRank) {
+      return InvalidArgument(what + " has rank " + std::to_string(d.dims.size()) +
+                             "; eltwise supports ranks 0-" + std::to_string(kMaxRank));
+    }
+  }
+  return d;
+}
+
+std::string DimsString(bool rank_known, const std::vector<std::optional<uint64_t>>& dims,
+                       const std::vector<std::string>& params) {
+  if (!rank_known) return "(unknown rank)";
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ",";
+    if (dims[i]) {
+      s += std::to_string(*dims[i]);
+    } else {
+      s += i < params.size() && !params[i].empty() ? params[i] : "?";
+    }
+  }
+  return s + "]";
+}
+
+// Checks that a static shape and a declared one do not contradict each other.
+Status CheckCompatible(const Declared& declared, bool rank_known,
+                       const std::vector<std::optional<uint64_t>>& dims, const std::string& what,
+                       const std::string& source) {
+  if (!declared.rank_known || !rank_known) return Status::Ok();
+  bool ok = declared.dims.size() == dims.size();
+  for (size_t i = 0; ok && i < dims.size(); ++i) {
+    if (declared.dims[i] && dims[i] && *declared.dims[i] != *dims[i]) ok = false;
+  }
+  if (ok) return Status::Ok();
+  return InvalidArgument(what + " declares shape " +
+                         DimsString(true, declared.dims, declared.dim_params) + " but " + source +
+                         " has shape " + DimsString(true, dims, {}));
+}
+
+}  // namespace
+
+struct Model::Impl {
+  enum class Kind { kInput, kInitializer, kNodeOutput };
+  struct Value {
+    Kind kind = Kind::kInput;
+    DataType type = DataType::kFloat32;
+    int initializer = -1;      // index into initializers (an initializer, or an input's default)
+    bool overridable = false;  // a graph input that also has an initializer
+    // Static shape of the value (Sign and Round keep their input's shape).
+    bool rank_known = false;
+    std::vector<std::optional<uint64_t>> dims;
+  };
+
+  int64_t ir_version = 0;
+  int opset = 0;
+  std::vector<ValueInfo> inputs;              // required graph inputs
+  std::vector<ValueInfo> overridable_inputs;  // graph inputs with an initializer
+  std::vector<ValueInfo> outputs;
+  std::vector<NodeInfo> nodes;  // execution order
+  std::vector<HostTensor> initializers;
+  std::unordered_map<std::string, Value> values;
+
+  static Expected<std::shared_ptr<Impl>> Build(const ::onnx::ModelProto& model);
+};
+
+namespace {
+
+ValueInfo MakeValueInfo(const std::string& name, DataType type, const Declared& d) {
+  ValueInfo v;
+  v.name = name;
+  v.type = type;
+  v.rank_known = d.rank_known;
+  v.dims = d.dims;
+  v.dim_params = d.dim_params;
+  return v;
+}
+
+Status RunChecker(const ::onnx::ModelProto& model, const std::vector<int>& order, int opset) {
+  // ONNX 1.12's check_model rejects IR versions above its own (8) outright; the graph rules that
+  // matter to Sign/Round graphs are unchanged in IR 9-14, so the graph is checked with the
+  // library's IR version and our own code checks the rest (IR version, opset range, types).
+  ::onnx::checker::CheckerContext ctx;
+  ctx.set_ir_version(static_cast<int>(
+      std::min<int64_t>(model.ir_version(), static_cast<int64_t>(::onnx::Version::IR_VERSION))));
+  std::unordered_map<std::string, int> imports;
+  for (const auto& o : model.opset_import()) {
+    imports[o.domain()] = static_cast<int>(std::clamp<int64_t>(o.version(), INT_MIN, INT_MAX));
+  }
+  imports[""] = opset;
+  imports["ai.onnx"] = opset;
+  ctx.set_opset_imports(imports);
+  ctx.set_schema_registry(&Registry());
+  ::onnx::checker::LexicalScopeContext lex;
+  bool sorted = true;
+  for (size_t i = 0; i < order.size(); ++i) sorted = sorted && order[i] == static_cast<int>(i);
+  try {
+    if (sorted) {
+      ::onnx::checker::check_graph(model.graph(), ctx, lex);
+    } else {
+      // ONNX requires nodes in topological order; we accept any order (as ONNX Runtime does) and
+      // check the graph as we will run it.
+      ::onnx::GraphProto graph = model.graph();
+      graph.clear_node();
+      for (int i : order) *graph.add_node() = model.graph().node(i);
+      ::onnx::checker::check_graph(graph, ctx, lex);
+    }
+  } catch (const std::exception& e) {
+    return InvalidArgument("the ONNX checker rejects the model: " + OneLine(e.what()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Expected<std::shared_ptr<Model::Impl>> Model::Impl::Build(const ::onnx::ModelProto& model) {
+  auto impl = std::make_shared<Impl>();
+  // IR version and opset.
+  if (!model.has_ir_version() || model.ir_version() <= 0) {
+    return InvalidArgument("ir_version is not set");
+  }
+  impl->ir_version = model.ir_version();
+  if (model.ir_version() < 3) {
+    return InvalidArgument("ir_version " + std::to_string(model.ir_version()) +
+                           " has no opset imports (they start at IR version 3); re-export the "
+                           "model with a newer ONNX");
+  }
+  if (model.ir_version() > kMaxKnownIrVersion) {
+    return InvalidArgument("ir_version " + std::to_string(model.ir_version()) +
+                           " is newer than eltwise knows (" + std::to_string(kMaxKnownIrVersion) +
+                           ")");
+  }
+  std::optional<int64_t> opset;
+  for (const auto& o : model.opset_import()) {
+    if (!IsOnnxDomain(o.domain())) continue;
+    if (opset && *opset != o.version()) {
+      return InvalidArgument("opset_import lists the ai.onnx domain twice, with versions " +
+                             std::to_string(*opset) + " and " + std::to_string(o.version()));
+    }
+    opset = o.version();
+  }
+  if (!opset) {
+    return InvalidArgument("opset_import has no entry for the ai.onnx (\"\") domain");
+  }
+  if (*opset < 1 || *opset > kMaxKnownOpset) {
+    return InvalidArgument("ai.onnx opset " + std::to_string(*opset) +
+                           " is not supported; eltwise knows opsets 1-" +
+                           std::to_string(kMaxKnownOpset));
+  }
+  impl->opset = static_cast<int>(*opset);
+  if (!model.has_graph()) return InvalidArgument("the model has no graph");
+  const ::onnx::GraphProto& graph = model.graph();
+  if (graph.sparse_initializer_size() != 0) {
+    return InvalidArgument("graph has sparse initializers, which are not supported");
+  }
+
+  // Operators first: an unsupported one is the most useful thing to report.
+  const int node_count = graph.node_size();
+  std::vector<std::string> labels(node_count);
+  for (int i = 0; i < node_count; ++i) {
+    const auto& node = graph.node(i);
+    labels[i] = "node " + (node.name().empty() ? "#" + std::to_string(i) : Quoted(node.name())) +
+                " (" + node.op_type() + ")";
+    const std::string& label = labels[i];
+    if (!IsOnnxDomain(node.domain())) {
+      return InvalidArgument(label + ": domain " + Quoted(node.domain()) +
+                             " is not supported; eltwise runs ai.onnx Sign and Round only");
+    }
+    if (node.op_type() != "Sign" && node.op_type() != "Round") {
+      return InvalidArgument(label + ": operator " + Quoted(node.op_type()) +
+                             " is not supported; eltwise runs Sign (opsets 9, 13) and Round "
+                             "(opsets 11, 22) only");
+    }
+    if (!ResolveOp(node.op_type(), impl->opset)) {
+      const int first = node.op_type() == "Sign" ? 9 : 11;
+      return InvalidArgument(label + ": " + node.op_type() + " needs ai.onnx opset " +
+                             std::to_string(first) + " or later; the model imports opset " +
+                             std::to_string(impl->opset));
+    }
+  }
+
+  // Initializers.
+  for (int i = 0; i < graph.initializer_size(); ++i) {
+    const auto& init = graph.initializer(i);
+    const std::string what = "initializer " + Quoted(init.name());
+    if (init.name().empty()) {
+      return InvalidArgument("initializer " + std::to_string(i) + " has no name");
+    }
+    if (impl->values.count(init.name())) return InvalidArgument(what + " is defined twice");
+    Expected<HostTensor> t = internal::DecodeTensor(init, what);
+    if (!t.ok()) return t.status();
+    if (t->shape.size() > kMaxRank) {
+      return InvalidArgument(what + " has rank " + std::to_string(t->shape.size()) +
+                             "; eltwise supports ranks 0-" + std::to_string(kMaxRank));
+    }
+    Value v;
+    v.kind = Kind::kInitializer;
+    v.type = t->type;
+    v.initializer = static_cast<int>(impl->initializers.size());
+    v.rank_known = true;
+    for (uint64_t d : t->shape) v.dims.push_back(d);
+    impl->values.emplace(init.name(), std::move(v));
+    impl->initializers.push_back(std::move(*t));
+  }
+
+  // Graph inputs.
+  std::set<std::string> input_names;
+  for (int i = 0; i < graph.input_size(); ++i) {
+    const auto& in = graph.input(i);
+    const std::string what = "graph input " + Quoted(in.name());
+    if (in.name().empty())
+      return InvalidArgument("graph input " + std::to_string(i) + " has no name");
+    if (!input_names.insert(in.name()).second) return InvalidArgument(what + " is listed twice");
+    Expected<Declared> d = ParseDeclared(in, what);
+    if (!d.ok()) return d.status();
+    auto it = impl->values.find(in.name());
+    if (d->elem_type == 0) {
+      if (it == impl->values.end()) return InvalidArgument(what + " has no element type");
+      d->elem_type = OnnxDataType(it->second.type);
+    }
+    const std::optional<DataType> type = FromOnnxDataType(d->elem_type);
+    if (!type) {
+      return InvalidArgument(what + " has element type " + OnnxDataTypeName(d->elem_type) +
+                             ", which eltwise does not support");
+    }
+    if (it != impl->values.end()) {  // an input with a default value
+      Value& v = it->second;
+      if (v.type != *type) {
+        return InvalidArgument(what + " is declared " + OnnxDataTypeName(d->elem_type) +
+                               " but its initializer is " + OnnxDataTypeName(OnnxDataType(v.type)));
+      }
+      if (Status s = CheckCompatible(*d, v.rank_known, v.dims, what, "its initializer"); !s.ok()) {
+        return s;
+      }
+      v.overridable = true;
+      // A caller may override the default with any shape the declaration allows.
+      v.rank_known = d->rank_known;
+      v.dims = d->dims;
+      impl->overridable_inputs.push_back(MakeValueInfo(in.name(), *type, *d));
+      continue;
+    }
+    Value v;
+    v.kind = Kind::kInput;
+    v.type = *type;
+    v.rank_known = d->rank_known;
+    v.dims = d->dims;
+    impl->values.emplace(in.name(), std::move(v));
+    impl->inputs.push_back(MakeValueInfo(in.name(), *type, *d));
+  }
+
+  // Nodes: arity, attributes, and who produces what.
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < node_count; ++i) {
+    const auto& node = graph.node(i);
+    const std::string& label = labels[i];
+    if (node.input_size() != 1) {
+      return InvalidArgument(label + " has " + std::to_string(node.input_size()) + " inputs; " +
+                             node.op_type() + " takes exactly 1");
+    }
+    if (node.output_size() != 1) {
+      return InvalidArgument(label + " has " + std::to_string(node.output_size()) + " outputs; " +
+                             node.op_type() + " produces exactly 1");
+    }
+    if (node.input(0).empty()) return InvalidArgument(label + ": input 0 is missing (empty name)");
+    if (node.output(0).empty()) return InvalidArgument(label + ": output 0 has an empty name");
+    if (node.attribute_size() != 0) {
+      return InvalidArgument(label + " has attribute " + Quoted(node.attribute(0).name()) + "; " +
+                             node.op_type() + " has no attributes");
+    }
+    const std::string& out = node.output(0);
+    if (auto it = producer.find(out); it != producer.end()) {
+      return InvalidArgument(label + ": output " + Quoted(out) + " is also produced by " +
+                             labels[it->second] + "; every value must be defined once");
+    }
+    if (impl->values.count(out)) {
+      return InvalidArgument(label + ": output " + Quoted(out) +
+                             " redefines a graph input or initializer");
+    }
+    producer.emplace(out, i);
+  }
+
+  // Topological order (Kahn's algorithm, lowest node index first, so a sorted graph keeps its
+  // order). Each node has one input, so its only possible dependency is that input's producer.
+  std::vector<std::vector<int>> consumers(node_count);
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int i = 0; i < node_count; ++i) {
+    const std::string& in = graph.node(i).input(0);
+    if (auto it = producer.find(in); it != producer.end()) {
+      consumers[it->second].push_back(i);
+    } else if (impl->values.count(in)) {
+      ready.push(i);
+    } else {
+      return InvalidArgument(labels[i] + ": input " + Quoted(in) +
+                             " is not a graph input, an initializer or any node's output");
+    }
+  }
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int i = ready.top();
+    ready.pop();
+    order.push_back(i);
+    for (int c : consumers[i]) ready.push(c);
+  }
+  if (static_cast<int>(order.size()) != node_count) {
+    std::vector<bool> done(node_count);
+    for (int i : order) done[i] = true;
+    const int stuck = static_cast<int>(std::find(done.begin(), done.end(), false) - done.begin());
+    return InvalidArgument("the graph has a cycle through " + labels[stuck]);
+  }
+
+  // Types along the order.
+  for (int i : order) {
+    const auto& node = graph.node(i);
+    const Value& in = impl->values.at(node.input(0));
+    const OpVersion* version = ResolveOp(node.op_type(), impl->opset);
+    if (std::find(version->types.begin(), version->types.end(), in.type) == version->types.end()) {
+      std::string hint;
+      if (in.type == DataType::kBFloat16 && version->since_version == 9) {
+        hint = " (Sign-13, from opset 13, adds BFLOAT16)";
+      } else if (in.type == DataType::kBFloat16 && version->since_version == 11) {
+        hint = " (Round-22, from opset 22, adds BFLOAT16)";
+      }
+      return InvalidArgument(labels[i] + ": input " + Quoted(node.input(0)) + " is " +
+                             OnnxDataTypeName(OnnxDataType(in.type)) + ", which " + node.op_type() +
+                             "-" + std::to_string(version->since_version) + " (selected by opset " +
+                             std::to_string(impl->opset) + ") does not allow; it accepts " +
+                             TypeList(version->types) + hint);
+    }
+    Value out;
+    out.kind = Kind::kNodeOutput;
+    out.type = in.type;
+    out.rank_known = in.rank_known;
+    out.dims = in.dims;
+    impl->values.emplace(node.output(0), out);
+    NodeInfo info;
+    info.name = node.name().empty() ? "#" + std::to_string(i) : node.name();
+    info.op_type = node.op_type();
+    info.since_version = version->since_version;
+    info.input = node.input(0);
+    info.output = node.output(0);
+    info.type = in.type;
+    impl->nodes.push_back(std::move(info));
+  }
+
+  // Declared value_info and graph outputs must agree with what the graph computes.
+  auto check_declared = [&](const ::onnx::ValueInfoProto& v,
+                            const std::string& what) -> Expected<Declared> {
+    Expected<Declared> d = ParseDeclared(v, what);
+    if (!d.ok()) return d;
+    auto it = impl->values.find(v.name());
+    if (it == impl->values.end()) return d;
+    const Value& value = it->second;
+    if (d->elem_type != 0 && d->elem_type != OnnxDataType(value.type)) {
+      return InvalidArgument(what + " is declared " + OnnxDataTypeName(d->elem_type) +
+                             " but the graph computes " +
+                             OnnxDataTypeName(OnnxDataType(value.type)));
+    }
+    if (Status s = CheckCompatible(*d, value.rank_known, value.dims, what, "the graph's value");
+        !s.ok()) {
+      return s;
+    }
+    return d;
+  };
+  for (const auto& v : graph.value_info()) {
+    if (Expected<Declared> d = check_declared(v, "value_info " + Quoted(v.name())); !d.ok()) {
+      return d.status();
+    }
+  }
+  if (graph.output_size() == 0) return InvalidArgument("the graph has no outputs");
+  for (int i = 0; i < graph.output_size(); ++i) {
+    const auto& o = graph.output(i);
+    const std::string what = "graph output " + Quoted(o.name());
+    auto it = impl->values.find(o.name());
+    if (it == impl->values.end()) {
+      return InvalidArgument(what +
+                             " is not produced by any node, nor a graph input or "
+                             "initializer");
+    }
+    Expected<Declared> d = check_declared(o, what);
+    if (!d.ok()) return d.status();
+    ValueInfo info = MakeValueInfo(o.name(), it->second.type, *d);
+    if (!d->rank_known) {
+      info.rank_known = it->second.rank_known;
+      info.dims = it->second.dims;
+      info.dim_params.assign(info.dims.size(), std::string());
+    }
+    impl->outputs.push_back(std::move(info));
+  }
+
+  // Finally the ONNX checker, for everything else the standard requires.
+  if (Status s = RunChecker(model, order, impl->opset); !s.ok()) return s;
+  return impl;
+}
+
+Expected<Model> Model::Parse(std::span<const std::byte> bytes, const std::string& source) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return InvalidArgument(source + ": " + std::to_string(bytes.size()) +
+                           " bytes; protobuf messages (ONNX models without external data) are "
+                           "limited to 2 GiB");
+  }
+  ::onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return InvalidArgument(source +
+                           ": not a valid ONNX model (protobuf parse failed: the file is "
+                           "truncated or corrupt)");
+  }
+  Expected<std::shared_ptr<Impl>> impl = Impl::Build(model);
+  if (!impl.ok()) return InvalidArgument(source + ": " + impl.status().message());
+  return Model(std::move(*impl));
+}
+
+Expected<Model> Model::Load(const std::string& path) {
+  Expected<std::vector<std::byte>> bytes = internal::ReadFileBytes(path);
+  if (!bytes.ok()) return bytes.status();
+  return Parse(*bytes, path);
+}
+
+const std::vector<ValueInfo>& Model::inputs() const { return impl_->inputs; }
+const std::vector<ValueInfo>& Model::outputs() const { return impl_->outputs; }
+const std::vector<NodeInfo>& Model::nodes() const { return impl_->nodes; }
+int64_t Model::ir_version() const { return impl_->ir_version; }
+int Model::opset() const { return impl_->opset; }
+
+namespace {
+
+// Device buffers freed when the run ends, whatever the outcome.
+class DeviceBuffers {
+ public:
+  explicit DeviceBuffers(const Device& device) : device_(device) {}
+  DeviceBuffers(const DeviceBuffers&) = delete;
+  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
+  ~DeviceBuffers() {
+    // Let queued work finish before its memory is released (a no-op on the CPU).
+    if (!buffers_.empty()) (void)Synchronize(device_);
+    for (void* p : buffers_) Free(device_, p);
+  }
+  Expected<void*> Allocate(uint64_t bytes) {
+    Expected<void*> p = eltwise::Allocate(device_, bytes);
+    if (p.ok()) buffers_.push_back(*p);
+    return p;
+  }
+
+ private:
+  Device device_;
+  std::vector<void*> buffers_;
+};
+
+// A value on the device.
+struct DeviceValue {
+  void* data = nullptr;
+  uint64_t buffer_bytes = 0;  // allocated (>= data bytes; rounded up to 4 for DirectML levels)
+  DataType type = DataType::kFloat32;
+  std::vector<uint64_t> shape;
+};
+
+// Compatible with every feature level's TotalTensorSizeInBytes rule for a packed tensor.
+uint64_t BufferBytes(DataType type, const std::vector<uint64_t>& shape) {
+  return CalcBufferTensorSize(type, shape, std::nullopt).value_or(0);
+}
+
+Status CheckAgainstDeclared(const ValueInfo& info, const HostTensor& t, const std::string& what,
+                            std::map<std::string, uint64_t>* params) {
+  if (t.type != info.type) {
+    return InvalidArgument(what + " is " + OnnxDataTypeName(OnnxDataType(t.type)) +
+                           "; the model declares " + OnnxDataTypeName(OnnxDataType(info.type)));
+  }
+  if (!info.rank_known) return Status::Ok();
+  const std::string declared = DimsString(true, info.dims, info.dim_params);
+  if (t.shape.size() != info.dims.size()) {
+    return InvalidArgument(what + " has shape " + ShapeString(t.shape) + " (rank " +
+                           std::to_string(t.shape.size()) + "); the model declares " + declared +
+                           " (rank " + std::to_string(info.dims.size()) + ")");
+  }
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    if (info.dims[i] && *info.dims[i] != t.shape[i]) {
+      return InvalidArgument(what + " has shape " + ShapeString(t.shape) + "; the model declares " +
+                             declared + " (dimension " + std::to_string(i) + " differs)");
+    }
+    const std::string& param = i < info.dim_params.size() ? info.dim_params[i] : std::string();
+    if (!param.empty()) {
+      auto [it, inserted] = params->emplace(param, t.shape[i]);
+      if (!inserted && it->second != t.shape[i]) {
+        return InvalidArgument(what + " has shape " + ShapeString(t.shape) + ": dimension " +
+                               std::to_string(i) + " ('" + param + "') is " +
+                               std::to_string(t.shape[i]) + " but another tensor bound '" + param +
+                               "' to " + std::to_string(it->second));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Expected<std::vector<NamedTensor>> Model::Run(const Device& device,
+                                              const std::vector<NamedTensor>& inputs) const {
+  const Impl& m = *impl_;
+  // Bind inputs by name.
+  std::unordered_map<std::string, const HostTensor*> host;
+  std::map<std::string, uint64_t> params;
+  for (const NamedTensor& in : inputs) {
+    auto declared = std::find_if(m.inputs.begin(), m.inputs.end(),
+                                 [&](const ValueInfo& v) { return v.name == in.name; });
+    if (declared == m.inputs.end()) {
+      declared = std::find_if(m.overridable_inputs.begin(), m.overridable_inputs.end(),
+                              [&](const ValueInfo& v) { return v.name == in.name; });
+      if (declared == m.overridable_inputs.end()) {
+        std::string names;
+        for (const ValueInfo& v : m.inputs) names += (names.empty() ? "" : ", ") + v.name;
+        return InvalidArgument("the model has no input " + Quoted(in.name) +
+                               " (its inputs: " + (names.empty() ? "none" : names) + ")");
+      }
+    }
+    if (!host.emplace(in.name, &in.tensor).second) {
+      return InvalidArgument("input " + Quoted(in.name) + " is given twice");
+    }
+    if (in.tensor.data.size() != in.tensor.element_count() * ElementSize(in.tensor.type)) {
+      return InvalidArgument(
+          "input " + Quoted(in.name) + " has " + std::to_string(in.tensor.data.size()) +
+          " bytes of data; shape " + ShapeString(in.tensor.shape) + " needs " +
+          std::to_string(in.tensor.element_count() * ElementSize(in.tensor.type)));
+    }
+    if (Status s = CheckAgainstDeclared(*declared, in.tensor, "input " + Quoted(in.name), &params);
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (const ValueInfo& v : m.inputs) {
+    if (!host.count(v.name)) {
+      return InvalidArgument("graph input " + Quoted(v.name) + " (" +
+                             OnnxDataTypeName(OnnxDataType(v.type)) + " " +
+                             DimsString(v.rank_known, v.dims, v.dim_params) + ") has no value");
+    }
+  }
+  for (const auto& [name, value] : m.values) {
+    if (value.kind == Impl::Kind::kInitializer && !host.count(name)) {
+      host.emplace(name, &m.initializers[value.initializer]);
+    }
+  }
+
+  DeviceBuffers buffers(device);
+  std::unordered_map<std::string, DeviceValue> on_device;
+  // Copies a host value (graph input or initializer) to the device once.
+  auto stage = [&](const std::string& name) -> Expected<const DeviceValue*> {
+    if (auto it = on_device.find(name); it != on_device.end()) return &it->second;
+    const HostTensor& t = *host.at(name);
+    DeviceValue v{nullptr, std::max<uint64_t>(BufferBytes(t.type, t.shape), t.data.size()), t.type,
+                  t.shape};
+    Expected<void*> p = buffers.Allocate(v.buffer_bytes);
+    if (!p.ok()) return p.status();
+    v.data = *p;
+    if (Status s = CopyToDevice(device, v.data, t.data.data(), t.data.size()); !s.ok()) return s;
+    return &on_device.emplace(name, std::move(v)).first->second;
+  };
+
+  for (const NodeInfo& node : m.nodes) {
+    const std::string label = "node " + Quoted(node.name) + " (" + node.op_type + ")";
+    const DeviceValue* in;
+    if (auto it = on_device.find(node.input); it != on_device.end()) {
+      in = &it->second;
+    } else {
+      Expected<const DeviceValue*> staged = stage(node.input);
+      if (!staged.ok()) {
+        return Status(staged.status().code(), label + ": " + staged.status().message());
+      }
+      in = *staged;
+    }
+    DeviceValue out{nullptr, in->buffer_bytes, in->type, in->shape};
+    Expected<void*> p = buffers.Allocate(out.buffer_bytes);
+    if (!p.ok()) return Status(p.status().code(), label + ": " + p.status().message());
+    out.data = *p;
+    TensorDesc desc;
+    desc.type = in->type;
+    desc.sizes = in->shape;
+    desc.total_tensor_size_in_bytes = in->buffer_bytes;
+    OperatorDesc op;
+    if (node.op_type == "Sign") {
+      op = SignDesc{desc, desc, NanPolicy::kPropagate};  // ONNX reference: np.sign
+    } else {
+      op = RoundDesc{desc, desc, RoundingMode::kHalvesToNearestEven};
+    }
+    Status s = Execute(device, op, ConstBinding{in->data, in->buffer_bytes},
+                       Binding{out.data, out.buffer_bytes});
+    if (!s.ok()) return Status(s.code(), label + ": " + s.message());
+    on_device[node.output] = std::move(out);
+  }
+
+  std::vector<NamedTensor> results;
+  for (const ValueInfo& o : m.outputs) {
+    NamedTensor r;
+    r.name = o.name;
+    r.tensor.name = o.name;
+    if (auto it = on_device.find(o.name);
+        it != on_device.end() && m.values.at(o.name).kind == Impl::Kind::kNodeOutput) {
+      const DeviceValue& v = it->second;
+      r.tensor.type = v.type;
+      r.tensor.shape = v.shape;
+      r.tensor.data.resize(r.tensor.element_count() * ElementSize(v.type));
+      if (Status s = CopyToHost(device, r.tensor.data.data(), v.data, r.tensor.data.size());
+          !s.ok()) {
+        return s;
+      }
+    } else {  // a graph input or initializer passed straight through
+      const HostTensor& t = *host.at(o.name);
+      r.tensor.type = t.type;
+      r.tensor.shape = t.shape;
+      r.tensor.data = t.data;
+    }
+    results.push_back(std::move(r));
+  }
+  if (Status s = Synchronize(device); !s.ok()) return s;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (Status s = CheckAgainstDeclared(m.outputs[i], results[i].tensor,
+                                        "graph output " + Quoted(results[i].name), &params);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return results;
+}
+
+}  // namespace eltwise::onnx_frontend
