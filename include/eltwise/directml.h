@@ -1,14 +1,16 @@
 // DirectML-compatible descriptors: the DirectML names, layouts and values as documented for
 // DirectML.h, so code that fills DirectML descriptors for ELEMENT_WISE_SIGN and ELEMENT_WISE_ROUND
 // runs on eltwise unchanged. Declared in the global namespace like DirectML's own header; do not
-// include both in one translation unit.
+// include both in one translation unit. The enums have int as their underlying type (as DirectML's
+// have with MSVC), so any int a caller stores, e.g. an operator type eltwise does not implement,
+// is a valid value that eltwise rejects with a message rather than undefined behaviour.
 #pragma once
 
 #include <cstdint>
 
 #include "eltwise/device.h"
 
-enum DML_TENSOR_DATA_TYPE {
+enum DML_TENSOR_DATA_TYPE : int {
   DML_TENSOR_DATA_TYPE_UNKNOWN = 0,
   DML_TENSOR_DATA_TYPE_FLOAT32 = 1,
   DML_TENSOR_DATA_TYPE_FLOAT16 = 2,
@@ -23,12 +25,12 @@ enum DML_TENSOR_DATA_TYPE {
   DML_TENSOR_DATA_TYPE_INT64 = 11,
 };
 
-enum DML_TENSOR_TYPE {
+enum DML_TENSOR_TYPE : int {
   DML_TENSOR_TYPE_INVALID = 0,
   DML_TENSOR_TYPE_BUFFER = 1,
 };
 
-enum DML_TENSOR_FLAGS {
+enum DML_TENSOR_FLAGS : int {
   DML_TENSOR_FLAG_NONE = 0x0,
   DML_TENSOR_FLAG_OWNED_BY_DML = 0x1,
 };
@@ -48,19 +50,19 @@ struct DML_TENSOR_DESC {
   const void* Desc;
 };
 
-enum DML_OPERATOR_TYPE {
+enum DML_OPERATOR_TYPE : int {
   DML_OPERATOR_INVALID = 0,
   DML_OPERATOR_ELEMENT_WISE_SIGN = 79,
   DML_OPERATOR_ELEMENT_WISE_ROUND = 99,
 };
 
-enum DML_ROUNDING_MODE {
+enum DML_ROUNDING_MODE : int {
   DML_ROUNDING_MODE_HALVES_TO_NEAREST_EVEN = 0,
   DML_ROUNDING_MODE_TOWARD_ZERO = 1,
   DML_ROUNDING_MODE_TOWARD_INFINITY = 2,
 };
 
-enum DML_FEATURE_LEVEL {
+enum DML_FEATURE_LEVEL : int {
   DML_FEATURE_LEVEL_1_0 = 0x1000,
   DML_FEATURE_LEVEL_2_0 = 0x2000,
   DML_FEATURE_LEVEL_2_1 = 0x2100,

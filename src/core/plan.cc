@@ -13,6 +13,11 @@ struct Dim {
   int64_t out;
 };
 
+int64_t Wrap(uint64_t v) { return static_cast<int64_t>(v); }
+uint64_t Magnitude(int64_t v) {
+  return v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+}
+
 // Byte offset of element (0,...,0) from the lowest addressed byte (non-zero for negative strides).
 uint64_t FirstElementOffset(const std::vector<uint64_t>& sizes, const std::vector<int64_t>& strides,
                             uint64_t element_size) {
@@ -57,18 +62,22 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
     if (input.sizes[i] == 1) continue;
     Dim d{input.sizes[i], in_strides[i], out_strides[i]};
     if (d.out < 0) {
-      const int64_t last = static_cast<int64_t>(d.size - 1);
-      in_offset += last * d.in * static_cast<int64_t>(esize);
-      out_offset += last * d.out * static_cast<int64_t>(esize);
-      d.in = -d.in;
-      d.out = -d.out;
+      // Two's-complement (wrapping) arithmetic: strides may be as large as INT64_MIN when the span
+      // fits in 64 bits, and the resulting offsets lie inside the span, so they are exact.
+      const uint64_t last = d.size - 1;
+      in_offset =
+          Wrap(static_cast<uint64_t>(in_offset) + last * static_cast<uint64_t>(d.in) * esize);
+      out_offset =
+          Wrap(static_cast<uint64_t>(out_offset) + last * static_cast<uint64_t>(d.out) * esize);
+      d.in = Wrap(uint64_t{0} - static_cast<uint64_t>(d.in));
+      d.out = Wrap(uint64_t{0} - static_cast<uint64_t>(d.out));
     }
     dims.push_back(d);
   }
   // Innermost (smallest output stride) last; ties broken by input stride.
   std::stable_sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) {
     if (a.out != b.out) return a.out > b.out;
-    return std::abs(a.in) > std::abs(b.in);
+    return Magnitude(a.in) > Magnitude(b.in);
   });
   // Merge an outer dim into the inner one when both tensors step through them contiguously.
   std::vector<Dim> result;
@@ -76,8 +85,10 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
     const Dim& d = dims[i];
     if (!result.empty()) {
       Dim& inner = result.back();
-      if (d.out == inner.out * static_cast<int64_t>(inner.size) &&
-          d.in == inner.in * static_cast<int64_t>(inner.size)) {
+      int64_t out_step, in_step;  // a step that overflows cannot equal a valid stride
+      if (!__builtin_mul_overflow(inner.out, static_cast<int64_t>(inner.size), &out_step) &&
+          !__builtin_mul_overflow(inner.in, static_cast<int64_t>(inner.size), &in_step) &&
+          d.out == out_step && d.in == in_step) {
         inner.size *= d.size;
         continue;
       }

@@ -68,7 +68,9 @@ Status ValidateTensor(FeatureLevel level, Op op, const TensorDesc& t, const char
                            " entries; it must have one per dimension (" +
                            std::to_string(t.sizes.size()) + ")");
   }
-  uint64_t elements = 1;
+  // A zero-sized dimension makes the count 0 whatever the other sizes (no overflow then).
+  const bool empty = std::find(t.sizes.begin(), t.sizes.end(), uint64_t{0}) != t.sizes.end();
+  uint64_t elements = empty ? 0 : 1;
   for (size_t i = 0; i < t.sizes.size(); ++i) {
     const std::string at = f + ".sizes[" + std::to_string(i) + "] is " + std::to_string(t.sizes[i]);
     if (directml && t.sizes[i] == 0) {
@@ -77,7 +79,7 @@ Status ValidateTensor(FeatureLevel level, Op op, const TensorDesc& t, const char
     if (directml && t.sizes[i] > kUint32Max) {
       return InvalidArgument(at + "; DirectML sizes are 32-bit (at most 4294967295)");
     }
-    if (__builtin_mul_overflow(elements, t.sizes[i], &elements)) {
+    if (!empty && __builtin_mul_overflow(elements, t.sizes[i], &elements)) {
       return InvalidArgument(f + ".sizes multiply to more than 2^64 - 1 elements");
     }
   }
@@ -127,11 +129,12 @@ Status ValidateOutputDoesNotSelfOverlap(const TensorDesc& t) {
     uint64_t stride;
     size_t index;
   };
+  // No elements, nothing shared (checked before any stride, whatever the zero-sized dim's index).
+  if (std::find(t.sizes.begin(), t.sizes.end(), uint64_t{0}) != t.sizes.end()) return Status::Ok();
   std::vector<Dim> dims;
   uint64_t elements = 1;
   for (size_t i = 0; i < t.sizes.size(); ++i) {
-    if (t.sizes[i] == 0) return Status::Ok();  // no elements
-    elements *= t.sizes[i];                    // cannot overflow: checked by ValidateTensor
+    elements *= t.sizes[i];  // cannot overflow: checked by ValidateTensor
     if (t.sizes[i] == 1) continue;
     const uint64_t stride = Magnitude((*t.strides)[i]);
     if (stride == 0) {
