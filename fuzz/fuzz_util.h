@@ -1,0 +1,134 @@
+// Shared by the eltwise fuzzers: the reference result of one element (straight from the scalar
+// functors of src/ref/functors.h), NaN-aware element comparison, and memory poisoning so that
+// AddressSanitizer reports any access outside the buffers a fuzzer binds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "eltwise/eltwise.h"
+#include "ref/functors.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ELTWISE_FUZZ_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ELTWISE_FUZZ_ASAN 1
+#endif
+#if defined(ELTWISE_FUZZ_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace eltwise::fuzz {
+
+// Marks [p, p + n) inaccessible (ASan builds; a no-op otherwise). ASan tracks 8-byte granules: a
+// region that starts inside a granule is poisoned from the next granule on.
+inline void Poison(const void* p, size_t n) {
+#if defined(ELTWISE_FUZZ_ASAN)
+  ASAN_POISON_MEMORY_REGION(p, n);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+inline void Unpoison(const void* p, size_t n) {
+#if defined(ELTWISE_FUZZ_ASAN)
+  ASAN_UNPOISON_MEMORY_REGION(p, n);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
+[[noreturn]] inline void Fail(const char* what) {
+  std::fprintf(stderr, "eltwise fuzz check failed: %s\n", what);
+  std::abort();
+}
+#define ELTWISE_FUZZ_CHECK(cond) \
+  ((cond) ? (void)0 : ::eltwise::fuzz::Fail(#cond " at " __FILE__ ":" ELTWISE_FUZZ_STR(__LINE__)))
+#define ELTWISE_FUZZ_STR(x) ELTWISE_FUZZ_STR2(x)
+#define ELTWISE_FUZZ_STR2(x) #x
+
+// out = F(in) for one element of `type`; element bytes may be unaligned.
+template <class F>
+void ApplyOne(F f, DataType type, const std::byte* in, std::byte* out) {
+  switch (type) {
+#define ELTWISE_FUZZ_CASE(e, T, name) \
+  case DataType::e: {                 \
+    T x;                              \
+    std::memcpy(&x, in, sizeof(T));   \
+    const T y = f(x);                 \
+    std::memcpy(out, &y, sizeof(T));  \
+    return;                           \
+  }
+    ELTWISE_FOR_EACH_DATA_TYPE(ELTWISE_FUZZ_CASE)
+#undef ELTWISE_FUZZ_CASE
+  }
+  Fail("unknown data type");
+}
+
+// The reference result of Sign (nan policy) or Round (mode) for one element.
+inline void ReferenceSign(NanPolicy nan, DataType type, const std::byte* in, std::byte* out) {
+  if (nan == NanPolicy::kZero) {
+    ApplyOne(SignFunctor<NanPolicy::kZero>{}, type, in, out);
+  } else {
+    ApplyOne(SignFunctor<NanPolicy::kPropagate>{}, type, in, out);
+  }
+}
+inline void ReferenceRound(RoundingMode mode, DataType type, const std::byte* in, std::byte* out) {
+  switch (mode) {
+    case RoundingMode::kHalvesToNearestEven:
+      return ApplyOne(RoundFunctor<RoundingMode::kHalvesToNearestEven>{}, type, in, out);
+    case RoundingMode::kTowardZero:
+      return ApplyOne(RoundFunctor<RoundingMode::kTowardZero>{}, type, in, out);
+    case RoundingMode::kTowardInfinity:
+      return ApplyOne(RoundFunctor<RoundingMode::kTowardInfinity>{}, type, in, out);
+    case RoundingMode::kDown:
+      return ApplyOne(RoundFunctor<RoundingMode::kDown>{}, type, in, out);
+    case RoundingMode::kUp:
+      return ApplyOne(RoundFunctor<RoundingMode::kUp>{}, type, in, out);
+  }
+  Fail("unknown rounding mode");
+}
+
+// Whether the element at p is a NaN (false for integer types).
+inline bool IsNan(DataType type, const std::byte* p) {
+  switch (type) {
+    case DataType::kFloat32: {
+      uint32_t b;
+      std::memcpy(&b, p, 4);
+      return (b & 0x7FFFFFFFu) > 0x7F800000u;
+    }
+    case DataType::kFloat64: {
+      uint64_t b;
+      std::memcpy(&b, p, 8);
+      return (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
+    }
+    case DataType::kFloat16: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return (b & 0x7FFF) > 0x7C00;
+    }
+    case DataType::kBFloat16: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      return (b & 0x7FFF) > 0x7F80;
+    }
+    default:
+      return false;
+  }
+}
+
+// Bit-exact element equality, except that any NaN equals any NaN (payloads are not part of the
+// contract, DESIGN.md section 1).
+inline bool SameElement(DataType type, const std::byte* a, const std::byte* b) {
+  if (IsNan(type, a) || IsNan(type, b)) return IsNan(type, a) && IsNan(type, b);
+  return std::memcmp(a, b, ElementSize(type)) == 0;
+}
+
+}  // namespace eltwise::fuzz
