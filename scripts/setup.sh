@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ clang pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwy-dev libcli11-dev pybind11-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
