@@ -67,25 +67,6 @@ void KernelBenchmark(benchmark::State& state, ContiguousKernel kernel, size_t es
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * n * esize));
 }
 
-OperatorDesc MakeDesc(Function f, const TensorDesc& in, const TensorDesc& out) {
-  switch (f) {
-    case Function::kSignNanZero:
-      return SignDesc{in, out, NanPolicy::kZero};
-    case Function::kSignNanPropagate:
-      return SignDesc{in, out, NanPolicy::kPropagate};
-    case Function::kRoundTowardZero:
-      return RoundDesc{in, out, RoundingMode::kTowardZero};
-    case Function::kRoundTowardInfinity:
-      return RoundDesc{in, out, RoundingMode::kTowardInfinity};
-    case Function::kRoundDown:
-      return RoundDesc{in, out, RoundingMode::kDown};
-    case Function::kRoundUp:
-      return RoundDesc{in, out, RoundingMode::kUp};
-    default:
-      return RoundDesc{in, out, RoundingMode::kHalvesToNearestEven};
-  }
-}
-
 void OpBenchmark(benchmark::State& state, Function f, DataType type, const std::string& layout,
                  uint64_t bytes) {
   const uint64_t esize = ElementSize(type);
@@ -107,7 +88,7 @@ void OpBenchmark(benchmark::State& state, Function f, DataType type, const std::
     in = out = TensorDesc::Packed(type, {n});
   }
   Expected<Device> device = Device::Cpu();
-  Expected<CompiledOperator> op = Compile(*device, MakeDesc(f, in, out));
+  Expected<CompiledOperator> op = Compile(*device, DescribeFunction(f, in, out));
   if (!op.ok()) {
     state.SkipWithError(op.status().message().c_str());
     return;

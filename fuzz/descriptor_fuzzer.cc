@@ -674,7 +674,7 @@ void Run(FuzzedDataProvider& fdp) {
         ReferenceRound(static_cast<RoundingMode>(param), in.type, x, y);
       }
       std::byte* got = actual_out_base + out_index + out_offsets[k] * esize;
-      if (IsNan(in.type, y) && IsNan(in.type, got)) std::memcpy(y, got, esize);
+      if (IsNanElement(in.type, y) && IsNanElement(in.type, got)) std::memcpy(y, got, esize);
     }
   }
   ELTWISE_FUZZ_CHECK(SameBytes(in_arena->base, want_in.data(), want_in.size()));

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "eltwise/eltwise.h"
+#include "ref/compare.h"
 #include "ref/functors.h"
 
 #if defined(__has_feature)
@@ -94,41 +95,6 @@ inline void ReferenceRound(RoundingMode mode, DataType type, const std::byte* in
       return ApplyOne(RoundFunctor<RoundingMode::kUp>{}, type, in, out);
   }
   Fail("unknown rounding mode");
-}
-
-// Whether the element at p is a NaN (false for integer types).
-inline bool IsNan(DataType type, const std::byte* p) {
-  switch (type) {
-    case DataType::kFloat32: {
-      uint32_t b;
-      std::memcpy(&b, p, 4);
-      return (b & 0x7FFFFFFFu) > 0x7F800000u;
-    }
-    case DataType::kFloat64: {
-      uint64_t b;
-      std::memcpy(&b, p, 8);
-      return (b & 0x7FFFFFFFFFFFFFFFull) > 0x7FF0000000000000ull;
-    }
-    case DataType::kFloat16: {
-      uint16_t b;
-      std::memcpy(&b, p, 2);
-      return (b & 0x7FFF) > 0x7C00;
-    }
-    case DataType::kBFloat16: {
-      uint16_t b;
-      std::memcpy(&b, p, 2);
-      return (b & 0x7FFF) > 0x7F80;
-    }
-    default:
-      return false;
-  }
-}
-
-// Bit-exact element equality, except that any NaN equals any NaN (payloads are not part of the
-// contract, DESIGN.md section 1).
-inline bool SameElement(DataType type, const std::byte* a, const std::byte* b) {
-  if (IsNan(type, a) || IsNan(type, b)) return IsNan(type, a) && IsNan(type, b);
-  return std::memcmp(a, b, ElementSize(type)) == 0;
 }
 
 }  // namespace eltwise::fuzz

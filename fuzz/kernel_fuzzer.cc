@@ -56,8 +56,8 @@ class Guarded {
 void CheckSame(DataType type, const std::byte* want, const std::byte* got, size_t n,
                ptrdiff_t want_stride, ptrdiff_t got_stride) {
   for (size_t i = 0; i < n; ++i) {
-    ELTWISE_FUZZ_CHECK(SameElement(type, want + static_cast<ptrdiff_t>(i) * want_stride,
-                                   got + static_cast<ptrdiff_t>(i) * got_stride));
+    ELTWISE_FUZZ_CHECK(SameResult(type, want + static_cast<ptrdiff_t>(i) * want_stride,
+                                  got + static_cast<ptrdiff_t>(i) * got_stride));
   }
 }
 
@@ -161,7 +161,7 @@ void Run(FuzzedDataProvider& fdp) {
     ELTWISE_FUZZ_CHECK(out.data()[b] == want[b]);
   }
   for (size_t b = 0; b < out_bytes; b += out_step_bytes) {
-    ELTWISE_FUZZ_CHECK(SameElement(type, want.data() + b, out.data() + b));
+    ELTWISE_FUZZ_CHECK(SameResult(type, want.data() + b, out.data() + b));
   }
 }
 

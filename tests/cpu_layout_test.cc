@@ -19,6 +19,7 @@
 #include "core/function.h"
 #include "cpu/kernels.h"
 #include "eltwise/eltwise.h"
+#include "ref/compare.h"
 #include "test_values.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -67,39 +68,6 @@ bool SameBytes(const std::byte* a, const std::byte* b, size_t n, std::string* wh
   return true;
 }
 
-// NaN outputs are NaN with any payload; compare element-wise treating NaN == NaN for floats.
-bool IsNan(DataType type, const std::byte* p) {
-  switch (type) {
-    case DataType::kFloat32: {
-      uint32_t b;
-      std::memcpy(&b, p, 4);
-      return (b & 0x7fffffffu) > 0x7f800000u;
-    }
-    case DataType::kFloat64: {
-      uint64_t b;
-      std::memcpy(&b, p, 8);
-      return (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
-    }
-    case DataType::kFloat16: {
-      uint16_t b;
-      std::memcpy(&b, p, 2);
-      return (b & 0x7fff) > 0x7c00;
-    }
-    case DataType::kBFloat16: {
-      uint16_t b;
-      std::memcpy(&b, p, 2);
-      return (b & 0x7fff) > 0x7f80;
-    }
-    default:
-      return false;
-  }
-}
-bool SameElement(DataType type, const std::byte* want, const std::byte* got) {
-  const size_t esize = ElementSize(type);
-  if (std::memcmp(want, got, esize) == 0) return true;
-  return IsNan(type, want) && IsNan(type, got);
-}
-
 std::vector<Function> AllFunctions() {
   std::vector<Function> fs;
   for (int f = 0; f < kFunctionCount; ++f) fs.push_back(static_cast<Function>(f));
@@ -136,7 +104,7 @@ void CheckKernel(const std::string& name, ContiguousKernel kernel, Function f, D
     ASSERT_EQ(buffer[i], kSentinel) << name << ": wrote past the output";
   }
   for (size_t i = 0; i < n; ++i) {
-    if (!SameElement(type, want.data() + i * esize, out + i * esize)) {
+    if (!SameResult(type, want.data() + i * esize, out + i * esize)) {
       ADD_FAILURE() << name << " " << Name(f) << " " << Name(type) << " n=" << n << " element " << i
                     << (in_place ? " (in place)" : "");
       return;
@@ -189,7 +157,7 @@ TEST(CpuKernelTables, IndependentOfMxcsrOnEveryTarget) {
               kernel(input.data(), got.data(), n);
               _mm_setcsr(saved);
               for (size_t i = 0; i < n; ++i) {
-                if (!SameElement(type, want.data() + i * esize, got.data() + i * esize)) {
+                if (!SameResult(type, want.data() + i * esize, got.data() + i * esize)) {
                   ADD_FAILURE() << table.name << " " << Name(f) << " " << Name(type) << " mxcsr=0x"
                                 << std::hex << (rounding | flush) << std::dec << " element " << i;
                   break;
@@ -247,28 +215,6 @@ void ForEachElement(const std::vector<uint64_t>& sizes, const std::vector<int64_
   }
 }
 
-OperatorDesc MakeDesc(Function f, const TensorDesc& in, const TensorDesc& out) {
-  switch (f) {
-    case Function::kSignNanZero:
-      return SignDesc{in, out, NanPolicy::kZero};
-    case Function::kSignNanPropagate:
-      return SignDesc{in, out, NanPolicy::kPropagate};
-    case Function::kRoundHalvesToNearestEven:
-      return RoundDesc{in, out, RoundingMode::kHalvesToNearestEven};
-    case Function::kRoundTowardZero:
-      return RoundDesc{in, out, RoundingMode::kTowardZero};
-    case Function::kRoundTowardInfinity:
-      return RoundDesc{in, out, RoundingMode::kTowardInfinity};
-    case Function::kRoundDown:
-      return RoundDesc{in, out, RoundingMode::kDown};
-    case Function::kRoundUp:
-      return RoundDesc{in, out, RoundingMode::kUp};
-    case Function::kCopy:
-      break;
-  }
-  return RoundDesc{in, out, RoundingMode::kHalvesToNearestEven};
-}
-
 // What the operator computes for (f, type): kCopy on integers for Round.
 Function Planned(Function f, DataType type) {
   if (f == Function::kCopy) return f;
@@ -296,7 +242,7 @@ void CheckLayout(const LayoutCase& c, Function f, int threads) {
   const TensorDesc out_desc = Desc(c.type, c.sizes, c.out_strides);
   Expected<Device> device = Device::Cpu(CpuOptions{.threads = threads});
   ASSERT_TRUE(device.ok());
-  Expected<CompiledOperator> op = Compile(*device, MakeDesc(f, in_desc, out_desc));
+  Expected<CompiledOperator> op = Compile(*device, DescribeFunction(f, in_desc, out_desc));
   ASSERT_TRUE(op.ok()) << op.status().message();
 
   const size_t in_bytes = in_desc.total_tensor_size_in_bytes;
@@ -310,7 +256,7 @@ void CheckLayout(const LayoutCase& c, Function f, int threads) {
   ForEachElement(c.sizes, in_strides, out_strides, esize,
                  [&](uint64_t i, uint64_t o) { ref(input.data() + i, want.data() + o, 1); });
   for (size_t b = 0; b < out_bytes; b += esize) {
-    if (!SameElement(c.type, want.data() + b, output.data() + b)) {
+    if (!SameResult(c.type, want.data() + b, output.data() + b)) {
       // Either a wrong element or a written padding element (want holds the sentinel there).
       std::string where;
       SameBytes(want.data() + b, output.data() + b, esize, &where);
@@ -407,7 +353,7 @@ void CheckOverlap(DataType t, Function f, const std::vector<uint64_t>& sizes,
   const uint64_t bytes = desc.total_tensor_size_in_bytes;
   Expected<Device> device = Device::Cpu(CpuOptions{.threads = threads});
   ASSERT_TRUE(device.ok());
-  Expected<CompiledOperator> op = Compile(*device, MakeDesc(f, desc, desc));
+  Expected<CompiledOperator> op = Compile(*device, DescribeFunction(f, desc, desc));
   ASSERT_TRUE(op.ok()) << op.status().message();
 
   const uint64_t margin = static_cast<uint64_t>(std::abs(shift_bytes)) + 64;
@@ -436,7 +382,7 @@ void CheckOverlap(DataType t, Function f, const std::vector<uint64_t>& sizes,
       return;
     }
     const size_t start = static_cast<size_t>(owner[b]);
-    if (!SameElement(t, want.data() + start, buffer.data() + start)) {
+    if (!SameResult(t, want.data() + start, buffer.data() + start)) {
       ADD_FAILURE() << "output element at byte " << start - margin << " differs";
       return;
     }
@@ -493,7 +439,7 @@ TEST(CpuLayouts, OneCompiledOperatorFromManyThreads) {
         inputs[i].data(), want.data(), n);
     std::string where;
     for (uint64_t k = 0; k < n; ++k) {
-      if (!SameElement(DataType::kFloat32, want.data() + 4 * k, outputs[i].data() + 4 * k)) {
+      if (!SameResult(DataType::kFloat32, want.data() + 4 * k, outputs[i].data() + 4 * k)) {
         ADD_FAILURE() << "caller " << i << " element " << k;
         break;
       }

@@ -33,5 +33,8 @@ std::string_view Name(Function f);
 Function SignFunction(NanPolicy nan);
 // kCopy for integer types (Round is the identity on integers).
 Function RoundFunction(RoundingMode mode, DataType type);
+// The operator description that runs `f` on (input, output); the inverse of SignFunction and
+// RoundFunction (kCopy gives Round halves_to_nearest_even, the identity on integers).
+OperatorDesc DescribeFunction(Function f, const TensorDesc& input, const TensorDesc& output);
 
 }  // namespace eltwise

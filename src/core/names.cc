@@ -156,6 +156,27 @@ Function RoundFunction(RoundingMode mode, DataType type) {
   return Function::kCopy;
 }
 
+OperatorDesc DescribeFunction(Function f, const TensorDesc& input, const TensorDesc& output) {
+  switch (f) {
+    case Function::kSignNanZero:
+      return SignDesc{input, output, NanPolicy::kZero};
+    case Function::kSignNanPropagate:
+      return SignDesc{input, output, NanPolicy::kPropagate};
+    case Function::kRoundTowardZero:
+      return RoundDesc{input, output, RoundingMode::kTowardZero};
+    case Function::kRoundTowardInfinity:
+      return RoundDesc{input, output, RoundingMode::kTowardInfinity};
+    case Function::kRoundDown:
+      return RoundDesc{input, output, RoundingMode::kDown};
+    case Function::kRoundUp:
+      return RoundDesc{input, output, RoundingMode::kUp};
+    case Function::kRoundHalvesToNearestEven:
+    case Function::kCopy:
+      break;
+  }
+  return RoundDesc{input, output, RoundingMode::kHalvesToNearestEven};
+}
+
 std::string_view Version() { return ELTWISE_VERSION; }
 
 }  // namespace eltwise

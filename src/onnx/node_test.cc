@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "onnx/internal.h"
+#include "ref/compare.h"
 
 namespace eltwise::onnx_frontend {
 
@@ -17,21 +18,6 @@ T Load(const std::byte* p) {
   T v;
   std::memcpy(&v, p, sizeof v);
   return v;
-}
-
-bool IsNan(DataType type, const std::byte* p) {
-  switch (type) {
-    case DataType::kFloat32:
-      return (Load<uint32_t>(p) & 0x7fffffffu) > 0x7f800000u;
-    case DataType::kFloat64:
-      return (Load<uint64_t>(p) & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
-    case DataType::kFloat16:
-      return (Load<uint16_t>(p) & 0x7fffu) > 0x7c00u;
-    case DataType::kBFloat16:
-      return (Load<uint16_t>(p) & 0x7fffu) > 0x7f80u;
-    default:
-      return false;
-  }
 }
 
 std::string IndexString(const std::vector<uint64_t>& shape, uint64_t flat) {
@@ -111,7 +97,8 @@ std::optional<std::string> CompareTensors(const HostTensor& expected, const Host
     const std::byte* e = expected.data.data() + i * esize;
     const std::byte* a = actual.data.data() + i * esize;
     if (std::memcmp(e, a, esize) == 0) continue;
-    if (IsNan(expected.type, e) && IsNan(expected.type, a)) continue;  // NaN payload is free
+    if (IsNanElement(expected.type, e) && IsNanElement(expected.type, a))
+      continue;  // NaN payload is free
     if (mismatches++ == 0) first = i;
   }
   if (mismatches == 0) return std::nullopt;
