@@ -37,6 +37,11 @@ struct TensorDesc {
   int rank() const { return static_cast<int>(sizes.size()); }
 };
 
+// |stride| as an unsigned number; exact for every int64_t, INT64_MIN included.
+constexpr uint64_t StrideMagnitude(int64_t stride) {
+  return stride < 0 ? uint64_t{0} - static_cast<uint64_t>(stride) : static_cast<uint64_t>(stride);
+}
+
 // Packed row-major strides for sizes.
 std::vector<int64_t> PackedStrides(const std::vector<uint64_t>& sizes);
 

@@ -386,10 +386,6 @@ struct Geometry {
   std::vector<int64_t> out_strides;
 };
 
-uint64_t Magnitude(int64_t v) {
-  return v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-}
-
 // Merges dimensions that are contiguous in both operands (after dropping size-1 dimensions and
 // ordering by output stride). An elementwise operation only needs the same element-to-element
 // correspondence, which merging keeps.
@@ -404,8 +400,9 @@ Geometry Merge(const Geometry& g) {
     if (g.sizes[i] != 1) dims.push_back({g.sizes[i], g.in_strides[i], g.out_strides[i]});
   }
   std::stable_sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) {
-    if (Magnitude(a.out) != Magnitude(b.out)) return Magnitude(a.out) > Magnitude(b.out);
-    return Magnitude(a.in) > Magnitude(b.in);
+    if (StrideMagnitude(a.out) != StrideMagnitude(b.out))
+      return StrideMagnitude(a.out) > StrideMagnitude(b.out);
+    return StrideMagnitude(a.in) > StrideMagnitude(b.in);
   });
   std::vector<Dim> merged;
   for (const Dim& d : dims) {

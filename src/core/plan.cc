@@ -14,17 +14,13 @@ struct Dim {
 };
 
 int64_t Wrap(uint64_t v) { return static_cast<int64_t>(v); }
-uint64_t Magnitude(int64_t v) {
-  return v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-}
 
 // Byte offset of element (0,...,0) from the lowest addressed byte (non-zero for negative strides).
 uint64_t FirstElementOffset(const std::vector<uint64_t>& sizes, const std::vector<int64_t>& strides,
                             uint64_t element_size) {
   uint64_t offset = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (strides[i] < 0)
-      offset += (sizes[i] - 1) * (uint64_t{0} - static_cast<uint64_t>(strides[i]));
+    if (strides[i] < 0) offset += (sizes[i] - 1) * StrideMagnitude(strides[i]);
   }
   return offset * element_size;
 }
@@ -77,7 +73,7 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
   // Innermost (smallest output stride) last; ties broken by input stride.
   std::stable_sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) {
     if (a.out != b.out) return a.out > b.out;
-    return Magnitude(a.in) > Magnitude(b.in);
+    return StrideMagnitude(a.in) > StrideMagnitude(b.in);
   });
   // Merge an outer dim into the inner one when both tensors step through them contiguously.
   std::vector<Dim> result;

@@ -26,8 +26,7 @@ std::optional<uint64_t> SpanInBytes(DataType type, const std::vector<uint64_t>& 
   for (size_t i = sizes.size(); i-- > 0;) {
     uint64_t stride_magnitude;
     if (strides) {
-      const int64_t s = (*strides)[i];
-      stride_magnitude = s < 0 ? uint64_t{0} - static_cast<uint64_t>(s) : static_cast<uint64_t>(s);
+      stride_magnitude = StrideMagnitude((*strides)[i]);
     } else {
       stride_magnitude = packed_stride;
     }

@@ -39,10 +39,6 @@ std::string TypeList(FeatureLevel level, Op op) {
 
 bool IsValidDataType(DataType type) { return static_cast<int>(type) < kDataTypeCount; }
 
-uint64_t Magnitude(int64_t v) {
-  return v < 0 ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-}
-
 // Checks one tensor on its own. `field` is "input" or "output".
 Status ValidateTensor(FeatureLevel level, Op op, const TensorDesc& t, const char* field) {
   const std::string f = field;
@@ -136,7 +132,7 @@ Status ValidateOutputDoesNotSelfOverlap(const TensorDesc& t) {
   for (size_t i = 0; i < t.sizes.size(); ++i) {
     elements *= t.sizes[i];  // cannot overflow: checked by ValidateTensor
     if (t.sizes[i] == 1) continue;
-    const uint64_t stride = Magnitude((*t.strides)[i]);
+    const uint64_t stride = StrideMagnitude((*t.strides)[i]);
     if (stride == 0) {
       return InvalidArgument("output.strides[" + std::to_string(i) + "] is 0 while output.sizes[" +
                              std::to_string(i) + "] is " + std::to_string(t.sizes[i]) +
