@@ -135,6 +135,37 @@ TEST(CpuKernelTables, ContiguousAndStreamingMatchReferenceAtEveryLengthAndOffset
   }
 }
 
+// The broadcast fill of every table: every start address phase within a cache line, lengths
+// around the vector widths, every element size, guard bytes on both sides.
+TEST(CpuKernelTables, PatternFillAtEveryAlignmentAndLength) {
+  const std::byte value[8] = {std::byte{0x81}, std::byte{0x02}, std::byte{0xC3}, std::byte{0x04},
+                              std::byte{0x95}, std::byte{0x06}, std::byte{0xE7}, std::byte{0x08}};
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (size_t esize : {1, 2, 4, 8}) {
+      alignas(64) std::byte pattern[kFillPatternBytes];
+      for (size_t i = 0; i < kFillPatternBytes; ++i) pattern[i] = value[i % esize];
+      for (size_t shift = 0; shift < 64; ++shift) {
+        for (size_t bytes :
+             {0, 1, 7, 8, 15, 63, 64, 65, 127, 128, 255, 256, 257, 511, 1000, 4099}) {
+          std::vector<std::byte> buffer(bytes + 192, kSentinel);
+          std::byte* const out = buffer.data() + 64 + shift;
+          table.table->pattern_fill(out, bytes, pattern);
+          for (size_t i = 0; i < buffer.size(); ++i) {
+            const auto at = static_cast<size_t>(&buffer[i] - out);
+            const bool inside = &buffer[i] >= out && at < bytes;
+            const std::byte want = inside ? value[at % esize] : kSentinel;
+            if (buffer[i] != want) {
+              ADD_FAILURE() << table.name << " esize=" << esize << " shift=" << shift
+                            << " bytes=" << bytes << " buffer byte " << i;
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 // Every table, every float function: independent of MXCSR rounding mode and FTZ/DAZ.
 TEST(CpuKernelTables, IndependentOfMxcsrOnEveryTarget) {
@@ -338,6 +369,54 @@ TEST(CpuLayouts, ThreadedSizesAroundTheGrain) {
               Function::kRoundHalvesToNearestEven, 2);
   CheckLayout({"larger than LLC bf16", DataType::kBFloat16, {(24 << 20) + 7}, {}, {}},
               Function::kRoundDown, 3);
+}
+
+// A broadcast into an output at any byte address (the extended level needs no alignment), small
+// fills (vector stores) and fills above 1 MiB (string stores), 1 and 2 threads.
+TEST(CpuLayouts, BroadcastFillAtUnalignedAddresses) {
+  for (DataType t : {DataType::kFloat32, DataType::kFloat16, DataType::kFloat64}) {
+    const size_t esize = ElementSize(t);
+    for (uint64_t n : {uint64_t{1000}, (uint64_t{3} << 20) / esize + 3}) {
+      for (size_t shift : {0, 1, 3, 5, 60}) {
+        for (int threads : {1, 2}) {
+          SCOPED_TRACE(std::string(Name(t)) + " n=" + std::to_string(n) +
+                       " shift=" + std::to_string(shift) + " threads=" + std::to_string(threads));
+          Expected<Device> device =
+              Device::Cpu(CpuOptions{.feature_level = FeatureLevel::kExtended, .threads = threads});
+          ASSERT_TRUE(device.ok());
+          const TensorDesc in = TensorDesc::Strided(t, {n}, {0});
+          const TensorDesc out = TensorDesc::Packed(t, {n});
+          Expected<CompiledOperator> op = Compile(*device, SignDesc{in, out, NanPolicy::kZero});
+          ASSERT_TRUE(op.ok()) << op.status().message();
+          std::byte x[8];
+          const float minus_three = -3.0f;  // Sign gives -1: bytes that are not all equal
+          if (t == DataType::kFloat32) std::memcpy(x, &minus_three, 4);
+          if (t == DataType::kFloat16) std::memcpy(x, "\x00\xC2", 2);  // -3 in f16 (LE)
+          if (t == DataType::kFloat64) {
+            const double d = -3.0;
+            std::memcpy(x, &d, 8);
+          }
+          std::byte want[8];
+          ReferenceKernels().Contiguous(Function::kSignNanZero, t)(x, want, 1);
+          std::vector<std::byte> buffer(out.total_tensor_size_in_bytes + 128, kSentinel);
+          std::byte* const dst = buffer.data() + 64 + shift;
+          const Status status = op->Execute({x, in.total_tensor_size_in_bytes},
+                                            {dst, out.total_tensor_size_in_bytes});
+          ASSERT_TRUE(status.ok()) << status.message();
+          for (size_t i = 0; i < buffer.size(); ++i) {
+            const std::byte* p = buffer.data() + i;
+            const bool inside = p >= dst && p < dst + n * esize;
+            const std::byte expected =
+                inside ? want[static_cast<size_t>(p - dst) % esize] : kSentinel;
+            if (buffer[i] != expected) {
+              ADD_FAILURE() << "buffer byte " << i;
+              break;
+            }
+          }
+        }
+      }
+    }
+  }
 }
 
 // In place (output == input) and partial overlap (output shifted against the input by whole and

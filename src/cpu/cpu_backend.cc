@@ -24,10 +24,6 @@
 #include "core/device_state.h"
 #include "cpu/thread_pool.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace eltwise {
 namespace {
 
@@ -371,42 +367,59 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
 // ---- broadcast
 // -----------------------------------------------------------------------------------
 
-// Fills `bytes` bytes at `out` (element aligned or not) with the repeating `pattern` of period
-// `esize`, whose phase is taken from the address (element k starts at out + k*esize).
-void FillRun(std::byte* out, size_t bytes, const std::byte* pattern64, bool stream) {
-#if defined(__SSE2__)
-  if (stream && bytes >= 4 * kCacheLine) {
+// Fills `bytes` bytes at `out` with out[i] = pattern[i % 8] (kernels.h). Fills of more than
+// kStringFillBytes (in total, over all threads) use `rep stosq` on x86-64: like the library
+// memset, it writes whole lines without reading them first. Measured on a 2-core EPYC (Zen 5),
+// one thread, GB/s: 512 KiB vector stores 165 / rep stosq 108; 2 MiB 93 / 108; 16 MiB 67 / 96;
+// 64 MiB 25 / 39 (memset 38); below that the vector stores of the kernel table win.
+constexpr uint64_t kStringFillBytes = uint64_t{1} << 20;
+void FillRun(const KernelTable& table, std::byte* out, size_t bytes, const std::byte* pattern,
+             bool large) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (large && bytes >= 4 * kCacheLine) {
     const size_t head = (kCacheLine - reinterpret_cast<uintptr_t>(out) % kCacheLine) % kCacheLine;
-    // The pattern is 64 bytes starting at an element boundary; an aligned line starts `head`
-    // bytes (a multiple of the element size when out is element aligned) into the run.
-    alignas(64) std::byte line[kCacheLine];
-    for (size_t i = 0; i < kCacheLine; ++i) line[i] = pattern64[(head + i) % kCacheLine];
-    std::memcpy(out, pattern64, head);
-    const __m128i v0 = _mm_load_si128(reinterpret_cast<const __m128i*>(line));
-    const __m128i v1 = _mm_load_si128(reinterpret_cast<const __m128i*>(line + 16));
-    const __m128i v2 = _mm_load_si128(reinterpret_cast<const __m128i*>(line + 32));
-    const __m128i v3 = _mm_load_si128(reinterpret_cast<const __m128i*>(line + 48));
-    std::byte* p = out + head;
-    std::byte* const end = out + bytes;
-    for (; p + kCacheLine <= end; p += kCacheLine) {
-      _mm_stream_si128(reinterpret_cast<__m128i*>(p), v0);
-      _mm_stream_si128(reinterpret_cast<__m128i*>(p + 16), v1);
-      _mm_stream_si128(reinterpret_cast<__m128i*>(p + 32), v2);
-      _mm_stream_si128(reinterpret_cast<__m128i*>(p + 48), v3);
-    }
-    _mm_sfence();
-    std::memcpy(p, line, static_cast<size_t>(end - p));
+    std::memcpy(out, pattern, head);
+    const std::byte* const phased = pattern + head % 8;  // the pattern as seen from out + head
+    uint64_t word;
+    std::memcpy(&word, phased, 8);
+    void* destination = out + head;
+    size_t words = (bytes - head) / 8;
+    asm volatile("rep stosq" : "+D"(destination), "+c"(words) : "a"(word) : "memory");
+    std::memcpy(destination, phased, (bytes - head) % 8);
     return;
   }
 #else
-  (void)stream;
+  (void)large;
 #endif
-  // Ordinary stores: copies from a 4 KiB pattern (the library memcpy uses the widest stores).
-  alignas(64) std::byte page[4096];
-  for (size_t i = 0; i < sizeof page; i += kCacheLine) std::memcpy(page + i, pattern64, kCacheLine);
-  size_t i = 0;
-  for (; i + sizeof page <= bytes; i += sizeof page) std::memcpy(out + i, page, sizeof page);
-  std::memcpy(out + i, page, bytes - i);
+  table.pattern_fill(out, bytes, pattern);
+}
+
+// The element at `value` repeated over 8 bytes (element sizes divide 8).
+uint64_t RepeatToWord(const std::byte* value, size_t esize) {
+  uint64_t word = 0;
+  switch (esize) {
+    case 1: {
+      uint8_t v;
+      std::memcpy(&v, value, 1);
+      word = v * uint64_t{0x0101010101010101};
+      break;
+    }
+    case 2: {
+      uint16_t v;
+      std::memcpy(&v, value, 2);
+      word = v * uint64_t{0x0001000100010001};
+      break;
+    }
+    case 4: {
+      uint32_t v;
+      std::memcpy(&v, value, 4);
+      word = v * uint64_t{0x0000000100000001};
+      break;
+    }
+    default:
+      std::memcpy(&word, value, 8);
+  }
+  return word;
 }
 
 void RunBroadcast(const KernelTable& table, const Plan& plan, const std::byte* input,
@@ -414,8 +427,9 @@ void RunBroadcast(const KernelTable& table, const Plan& plan, const std::byte* i
   const size_t esize = plan.element_size;
   alignas(16) std::byte value[16];
   table.Contiguous(plan.function, plan.type)(input, value, 1);
-  alignas(64) std::byte pattern[kCacheLine];  // 64 is a multiple of every element size
-  for (size_t i = 0; i < kCacheLine; ++i) pattern[i] = value[i % esize];
+  alignas(64) std::byte pattern[kFillPatternBytes];
+  const uint64_t word = RepeatToWord(value, esize);
+  for (size_t i = 0; i < kFillPatternBytes; i += 8) std::memcpy(pattern + i, &word, 8);
   // A value of equal bytes (0, ±0, -1, any 8-bit value) is a memset.
   const bool uniform =
       std::all_of(value, value + esize, [&](std::byte b) { return b == value[0]; });
@@ -426,8 +440,7 @@ void RunBroadcast(const KernelTable& table, const Plan& plan, const std::byte* i
   if (plan.output_strides[inner] == 1) {  // packed rows: fills
     const uint64_t rows = OuterCount(plan, inner);
     const uint64_t row_bytes = plan.sizes[inner] * esize;
-    const bool stream =
-        UseStreamingStores(bytes) && reinterpret_cast<uintptr_t>(output) % esize == 0;
+    const bool large = bytes > kStringFillBytes;
     const uint64_t per_row = std::max<uint64_t>(1, row_bytes / kTaskBytes);
     const uint64_t segment = (row_bytes / esize + per_row - 1) / per_row * esize;
     ThreadPool::Global().ParallelFor(rows * per_row, threads, [&](size_t task) {
@@ -438,7 +451,7 @@ void RunBroadcast(const KernelTable& table, const Plan& plan, const std::byte* i
         std::memset(walk.out + begin, static_cast<int>(value[0]),
                     std::min(segment, row_bytes - begin));
       } else {
-        FillRun(walk.out + begin, std::min(segment, row_bytes - begin), pattern, stream);
+        FillRun(table, walk.out + begin, std::min(segment, row_bytes - begin), pattern, large);
       }
     });
     return;

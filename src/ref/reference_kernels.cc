@@ -31,8 +31,13 @@ void ReferenceStrided(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
   }
 }
 
+void ReferencePatternFill(std::byte* out, size_t bytes, const std::byte* pattern) {
+  for (size_t i = 0; i < bytes; ++i) out[i] = pattern[i % 8];
+}
+
 KernelTable MakeReferenceTable() {
   KernelTable table;
+  table.pattern_fill = &ReferencePatternFill;
 #define ELTWISE_REF_TYPE(e, T, name)                                                  \
   table.contiguous[f][static_cast<size_t>(DataType::e)] = &ReferenceContiguous<F, T>; \
   table.strided[f][static_cast<size_t>(DataType::e)] = &ReferenceStrided<F, T>;

@@ -18,6 +18,7 @@
 // elements already done: every function is idempotent, f(f(x)) == f(x), so this is exact even in
 // place), then 128-bit vectors and finally the scalar functor for what is shorter than a vector.
 // Nothing is read or written outside [0, n).
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -296,6 +297,33 @@ void VectorKernelStream(const std::byte* in, std::byte* out, size_t n) {
   hwy::FlushStream();
 }
 
+// Broadcast fill: whole vectors of the pattern stored at vector-aligned addresses, 4 per
+// iteration; the unaligned head and the tail are copied bytes.
+void PatternFill(std::byte* out, size_t bytes, const std::byte* pattern) {
+  const hn::CappedTag<uint8_t, 64> d;  // whole periods, and within the pattern from any phase < 8
+  const size_t lanes = hn::Lanes(d);
+  if (lanes < 8 || bytes < 4 * lanes) {
+    for (size_t i = 0; i < bytes; i += 64) {
+      std::memcpy(out + i, pattern, std::min<size_t>(64, bytes - i));
+    }
+    return;
+  }
+  const size_t head = (lanes - reinterpret_cast<uintptr_t>(out) % lanes) % lanes;
+  std::memcpy(out, pattern, head);
+  const uint8_t* const phased = reinterpret_cast<const uint8_t*>(pattern) + head % 8;
+  const auto v = hn::LoadU(d, phased);  // the pattern as seen from out + head
+  uint8_t* p = reinterpret_cast<uint8_t*>(out + head);
+  size_t rest = bytes - head;
+  for (; rest >= 4 * lanes; rest -= 4 * lanes, p += 4 * lanes) {
+    hn::Store(v, d, p);
+    hn::Store(v, d, p + lanes);
+    hn::Store(v, d, p + 2 * lanes);
+    hn::Store(v, d, p + 3 * lanes);
+  }
+  for (; rest >= lanes; rest -= lanes, p += lanes) hn::Store(v, d, p);
+  std::memcpy(p, phased, rest);
+}
+
 // Copy (Round on integers is the identity): memmove is exact in place and already bandwidth-bound.
 void CopyKernel(const std::byte* in, std::byte* out, size_t n, size_t element_size) {
   if (in != out && n != 0) std::memmove(out, in, n * element_size);
@@ -360,6 +388,7 @@ void Fill(KernelTable& table, const KernelTable& reference, size_t f, size_t t) 
 KernelTable MakeTable() {
   KernelTable table;
   const KernelTable& reference = ReferenceKernels();
+  table.pattern_fill = &PatternFill;
 #define ELTWISE_SIMD_TYPE(e, T, name) \
   Fill<F, T>(table, reference, f, static_cast<size_t>(DataType::e));
 #define ELTWISE_SIMD_FUNCTION(fe, Functor)              \
