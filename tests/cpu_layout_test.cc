@@ -330,14 +330,14 @@ TEST(CpuLayouts, EveryLayoutFunctionTypeAndThreadCount) {
   }
 }
 
-// Sizes around the parallel grain (768 KiB moved) and the task size, odd counts, 1/2/3 threads,
+// Sizes around the parallel grain (512 KiB moved) and the task size, odd counts, 1/2/3 threads,
 // and one output larger than any last-level cache (non-temporal stores).
 TEST(CpuLayouts, ThreadedSizesAroundTheGrain) {
   const Function functions[] = {Function::kSignNanZero, Function::kRoundTowardInfinity};
   for (DataType t :
        {DataType::kFloat32, DataType::kFloat16, DataType::kUInt8, DataType::kFloat64}) {
     const uint64_t esize = ElementSize(t);
-    const uint64_t grain = (uint64_t{384} << 10) / esize;  // elements moving 768 KiB (in + out)
+    const uint64_t grain = (uint64_t{256} << 10) / esize;  // elements moving 512 KiB (in + out)
     int k = 0;
     for (uint64_t n : {grain - 1, grain + 1, 3 * grain + 13}) {
       for (int threads : {2, 3}) {

@@ -30,9 +30,10 @@ namespace {
 constexpr size_t kCacheLine = 64;
 // Below this many bytes moved (input + output) a call stays on the calling thread: waking workers
 // costs more than it saves. Measured on a quiet 2-core EPYC (eltwise bench, f32 Sign, 2 threads
-// against 1): 256 KiB output 3.4-3.6 us against 2.3-2.8 us; 384 KiB 3.7-4.7 us against 5.3-7.0 us;
-// 4 MiB 50 us against 98 us (each core brings its own L2 bandwidth).
-constexpr uint64_t kParallelBytes = uint64_t{768} << 10;
+// against 1; workers join within a pause, bench/pool_benchmark.cc): 192 KiB output 1.7-2.4 us
+// against 2.1-2.2 us; 256 KiB 1.8-2.0 us against 2.3-2.9 us; 4 MiB 48-51 us against 98 us (each
+// core brings its own L2 bandwidth).
+constexpr uint64_t kParallelBytes = uint64_t{512} << 10;
 // Output bytes per parallel task (a multiple of the cache line).
 constexpr uint64_t kTaskBytes = uint64_t{128} << 10;
 // Elements per gathered row piece and rows per tile of the gathered path.
