@@ -38,27 +38,29 @@ std::string Hex(const void* p) {
   return buffer;
 }
 
-Status CheckBinding(const void* data, uint64_t size, uint64_t required, uint32_t alignment,
-                    FeatureLevel level, const char* field) {
-  // The messages are built only on failure: Execute's fixed cost is this check.
-  if (data == nullptr) return InvalidArgument(std::string(field) + " binding is null");
+// Execute's fixed cost is this check: the test is inline and the message is built out of line,
+// only on failure. `alignment` is a power of two (validated), so the test is a mask.
+inline bool BindingFits(const void* data, uint64_t size, uint64_t required, uint32_t alignment) {
+  return data != nullptr && size >= required &&
+         (reinterpret_cast<uintptr_t>(data) & (alignment - 1)) == 0;
+}
+
+[[gnu::cold, gnu::noinline]] Status BindingError(const void* data, uint64_t size,
+                                                 uint64_t required, uint32_t alignment,
+                                                 FeatureLevel level, const char* field) {
+  const std::string f = field;
+  if (data == nullptr) return InvalidArgument(f + " binding is null");
   if (size < required) {
-    const std::string f = field;
     return InvalidArgument(f + " binding has " + std::to_string(size) + " bytes; " + f +
                            ".total_tensor_size_in_bytes requires at least " +
                            std::to_string(required));
   }
-  // alignment is a power of two (validated): a mask, not a division.
-  if ((reinterpret_cast<uintptr_t>(data) & (alignment - 1)) != 0) {
-    const std::string f = field;
-    return InvalidArgument(
-        f + " binding address " + Hex(data) + " is not aligned to " + std::to_string(alignment) +
-        " bytes" +
-        (level == FeatureLevel::kExtended
-             ? " (" + f + ".guaranteed_base_offset_alignment)"
-             : " (DirectML requires 16-byte aligned buffers, or the guaranteed alignment)"));
-  }
-  return Status::Ok();
+  return InvalidArgument(
+      f + " binding address " + Hex(data) + " is not aligned to " + std::to_string(alignment) +
+      " bytes" +
+      (level == FeatureLevel::kExtended
+           ? " (" + f + ".guaranteed_base_offset_alignment)"
+           : " (DirectML requires 16-byte aligned buffers, or the guaranteed alignment)"));
 }
 
 const TensorDesc& InputOf(const OperatorDesc& desc) {
@@ -127,16 +129,15 @@ Expected<CompiledOperator> Compile(const Device& device, const OperatorDesc& des
 Status CompiledOperator::Execute(ConstBinding input, Binding output) const {
   const Plan& plan = state_->plan;
   if (plan.layout == Layout::kEmpty) return Status::Ok();
-  const FeatureLevel level = state_->device.feature_level();
-  if (Status s = CheckBinding(input.data, input.size_in_bytes, plan.input_required_bytes,
-                              plan.input_alignment, level, "input");
-      !s.ok()) {
-    return s;
+  if (!BindingFits(input.data, input.size_in_bytes, plan.input_required_bytes,
+                   plan.input_alignment)) {
+    return BindingError(input.data, input.size_in_bytes, plan.input_required_bytes,
+                        plan.input_alignment, state_->device.feature_level(), "input");
   }
-  if (Status s = CheckBinding(output.data, output.size_in_bytes, plan.output_required_bytes,
-                              plan.output_alignment, level, "output");
-      !s.ok()) {
-    return s;
+  if (!BindingFits(output.data, output.size_in_bytes, plan.output_required_bytes,
+                   plan.output_alignment)) {
+    return BindingError(output.data, output.size_in_bytes, plan.output_required_bytes,
+                        plan.output_alignment, state_->device.feature_level(), "output");
   }
   const auto* in = static_cast<const std::byte*>(input.data);
   auto* out = static_cast<std::byte*>(output.data);
