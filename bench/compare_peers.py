@@ -6,14 +6,17 @@ eltwise is timed through `eltwise bench --json` (which also measures a copy of t
 same run). Peers: NumPy (np.sign, np.rint), ONNX Runtime (CPU execution provider, one-node models,
 IOBinding with preallocated outputs) and PyTorch (torch.sign / torch.round with out=). PyTorch is
 taken from another interpreter (--torch-python, e.g. Debian's /usr/bin/python3 with python3-torch)
-when it is not importable here. XNNPACK and oneDNN are not timed: Debian ships only their runtime
-libraries (no headers or Python bindings), XNNPACK has no Sign and oneDNN no Sign either.
+when it is not importable here. XNNPACK (bankers rounding) and oneDNN (eltwise_round) have no
+Python bindings here and neither has Sign: their Round is timed by the C++ program
+bench/native_peers.cc (--native-peers; built as <build>/bench/eltwise_native_peers where their
+headers are found), which also checks their results bit for bit against eltwise's reference kernel.
 
 Throughput counts input + output bytes. All cases are contiguous and out of place; each library
-runs with its default thread count (NumPy: 1; ONNX Runtime, PyTorch and eltwise: all cores). The
+runs with its default thread count (NumPy: 1; the others: all cores). The
 libraries are timed case by case, back to back, so that load on a shared machine hits them alike.
 
-Usage: bench/compare_peers.py --eltwise build/tools/eltwise [--sizes 4K 256K 64M] [--quick]
+Usage: bench/compare_peers.py --eltwise build/tools/eltwise [--sizes 4K 256K 64M]
+           [--native-peers build/bench/eltwise_native_peers]
 """
 import argparse
 import json
@@ -21,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 
 SIZES = ["4K", "256K", "4M", "64M"]
@@ -151,6 +155,38 @@ def time_torch(args):
     return results
 
 
+def native_peers_path(args):
+    if args.native_peers:
+        return args.native_peers
+    build = os.path.dirname(os.path.dirname(os.path.abspath(args.eltwise)))  # <build>/tools/eltwise
+    return os.path.join(build, "bench", "eltwise_native_peers")
+
+
+def time_native(args):
+    """XNNPACK and oneDNN Round through eltwise_native_peers: (timings, other records). The other
+    records say which dtypes a library does not support; every timing carries the result check."""
+    dtypes = [d for d in args.dtypes if d in FLOATS]
+    if "round" not in args.ops or not dtypes:
+        return [], []  # neither library has Sign
+    command = [native_peers_path(args), "--min-time", str(args.min_time), "--dtypes", *dtypes,
+               "--sizes", *args.sizes]
+    done = subprocess.run(command, capture_output=True, text=True)
+    sys.stderr.write(done.stderr)  # skips and differences found by the check
+    if done.returncode != 0:
+        raise RuntimeError((done.stderr.strip().splitlines() or ["failed"])[-1])
+    timings, others = [], []
+    for r in json.loads(done.stdout):
+        if "seconds" in r:
+            rec = record(r["library"], r["op"], r["dtype"], r["bytes"], r["seconds"])
+            for key in ("threads", "implementation", "checked", "mismatches", "differences"):
+                if key in r:
+                    rec[key] = r[key]
+            timings.append(rec)
+        else:
+            others.append(r)
+    return timings, others
+
+
 def record(library, op, dtype, nbytes, seconds):
     return {"library": library, "op": op, "dtype": dtype, "bytes": nbytes, "seconds": seconds,
             "gb_per_s": 2 * nbytes / seconds / 1e9}
@@ -184,7 +220,57 @@ def size_name(nbytes):
     return f"{nbytes >> 20} MiB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KiB"
 
 
-def write_report(args, results, skipped):
+def native_notes(results, native):
+    """The report's paragraph on XNNPACK and oneDNN: what they run, on how many threads, and how
+    their results compare with exact round-half-to-even."""
+    wrap = dict(width=100, break_long_words=False, break_on_hyphens=False)
+    if native["error"]:
+        return textwrap.fill(f"XNNPACK and oneDNN: {native['error']}.", **wrap)
+    timed = [r for r in results if "mismatches" in r]
+    libraries = []
+    for r in timed + native["unsupported"]:
+        if r["library"] not in libraries:
+            libraries.append(r["library"])
+    if not libraries:
+        return "XNNPACK and oneDNN: not run (no Round case requested; neither has Sign)."
+    text = textwrap.fill(
+        "XNNPACK and oneDNN have no Sign and no Python binding here: `eltwise_native_peers` "
+        "(bench/native_peers.cc) times their Round (XNNPACK's bankers rounding, oneDNN's "
+        "eltwise_round) and checks every result bit for bit against exact round-half-to-even on "
+        "±0, ±0.5, ±1.5, ±2.5 and their neighbours, every half below 2^20, quiet and signalling "
+        "NaNs, ±inf, subnormals, the largest values and 4M random bit patterns (16-bit types: all "
+        "65536 patterns).", **wrap) + "\n"
+    for lib in libraries:
+        first = {}  # dtype -> its first timing record (the check is the same for every size)
+        for r in timed:
+            if r["library"] == lib:
+                first.setdefault(r["dtype"], r)
+        reasons = {}  # reason -> dtypes
+        for r in native["unsupported"]:
+            if r["library"] == lib:
+                reasons.setdefault(r["unsupported"], []).append(r["dtype"])
+        how = [f"{n} threads" for n in {r["threads"] for r in first.values()}]
+        how += sorted({r["implementation"] for r in first.values() if r.get("implementation")})
+        item = f"{lib}" + (f" ({', '.join(how)})" if how else "") + ": runs "
+        item += ", ".join(first) if first else "none of the requested types"
+        item += "".join(f"; not {', '.join(d)}: {why}" for why, d in reasons.items()) + "."
+        for dtype, r in first.items():
+            if r["mismatches"] == 0:
+                item += f" {dtype}: bit-exact on all {r['checked']:,} values."
+                continue
+            item += f" {dtype}: {r['mismatches']:,} of {r['checked']:,} results differ: "
+            item += "; ".join(f"{d['kind']} ({d['count']:,}, e.g. {d['example']})"
+                              for d in r["differences"])
+            item += "; all other results bit-exact."
+        text += "\n" + textwrap.fill(item, initial_indent="- ", subsequent_indent="  ", **wrap)
+    return text
+
+
+def ratio_text(ratio):
+    return f"{ratio:.2f}×" if ratio < 2 else f"{ratio:.1f}×"
+
+
+def write_report(args, results, skipped, native):
     libraries = []
     for r in results:
         if r["library"] not in libraries:
@@ -214,7 +300,7 @@ def write_report(args, results, skipped):
             speedup = e["gb_per_s"] / best_peer
             wins += speedup > 1
             losses += speedup <= 1
-            cells.append(f"{speedup:.1f}×")
+            cells.append(ratio_text(speedup))
         else:
             cells.append("—")
         lines.append("| " + " | ".join(cells) + " |")
@@ -222,6 +308,8 @@ def write_report(args, results, skipped):
     plot_name = os.path.basename(args.plot)
     plotted = make_plot(args, results, libraries)
     threads = next((r.get("threads") for r in results if r["library"] == "eltwise"), "?")
+
+    not_compared = f"\nNot compared: {skipped}\n" if skipped else ""
     text = f"""# eltwise performance
 
 Generated by `bench/compare_peers.py` (rerun it to refresh; only the "Targets" section at the end
@@ -232,11 +320,11 @@ Sign (NaN → 0 in eltwise; each peer's own NaN rule) and Round (halves to even)
 "vs copy" is eltwise's time against the best copy of the same bytes (memcpy or a copy loop, same
 thread count) measured by `eltwise bench` in the same run (≥ 0.9 is the target out of cache).
 eltwise runs on {threads} threads; NumPy on one; ONNX Runtime and PyTorch with their default
-thread counts. Peers that do not implement a case show "—". eltwise is faster than the best peer in
-{wins} of {wins + losses} cases where a peer runs.
+thread counts; XNNPACK and oneDNN as below. Peers that do not implement a case show "—". eltwise is
+faster than the best peer in {wins} of {wins + losses} cases where a peer runs.
 
-Not compared: {skipped}
-
+{native_notes(results, native)}
+{not_compared}
 {"![throughput vs size](" + plot_name + ")" if plotted else "(no plot: matplotlib is not installed)"}
 
 """ + "\n".join(lines) + "\n"
@@ -273,14 +361,22 @@ def make_plot(args, results, libraries):
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    panels = [("sign", "float32"), ("round", "float32"), ("round", "float16"), ("sign", "int8")]
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), sharey=True)
+    panels = [("sign", "float32"), ("round", "float32"), ("round", "float16"),
+              ("round", "bfloat16"), ("sign", "int8")]
+    panels = [p for p in panels if any((r["op"], r["dtype"]) == p for r in results)]
+    if not panels:
+        return False
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), sharey=True,
+                             squeeze=False)
+    axes = axes[0]
+    color = {lib: f"C{i % 10}" for i, lib in enumerate(libraries)}  # the same in every panel
     for ax, (op, dtype) in zip(axes, panels):
         for lib in libraries:
             points = sorted((r["bytes"], r["gb_per_s"]) for r in results
                             if r["library"] == lib and r["op"] == op and r["dtype"] == dtype)
             if points:
-                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=lib)
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=lib,
+                        color=color[lib])
         copies = sorted((r["bytes"], r["copy_gb_per_s"]) for r in results
                         if r["library"] == "eltwise" and r["op"] == op and r["dtype"] == dtype)
         if copies:
@@ -291,7 +387,11 @@ def make_plot(args, results, libraries):
         ax.set_xlabel("bytes per tensor")
         ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("GB/s (input + output)")
-    axes[-1].legend(fontsize=8)
+    legend = {}  # every library that appears in some panel, once
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    axes[-1].legend(legend.values(), legend.keys(), fontsize=8)
     fig.tight_layout()
     fig.savefig(args.plot, dpi=110)
     return True
@@ -307,6 +407,8 @@ def main():
     parser.add_argument("--out", default="docs/performance.md")
     parser.add_argument("--plot", default="docs/performance.png")
     parser.add_argument("--json", help="also write every measurement here")
+    parser.add_argument("--native-peers", help="eltwise_native_peers (XNNPACK, oneDNN); default: "
+                        "<build>/bench/eltwise_native_peers next to --eltwise's <build>/tools")
     parser.add_argument("--torch-python", default="/usr/bin/python3",
                         help="interpreter that has torch, when this one does not")
     parser.add_argument("--worker", choices=["torch"], help=argparse.SUPPRESS)
@@ -317,7 +419,11 @@ def main():
         return
 
     # Case by case, every library back to back, so that a busy machine slows all of them alike.
-    results, skipped = [], ["XNNPACK and oneDNN (no headers or bindings installed; neither has Sign)"]
+    results, skipped = [], []
+    native = {"unsupported": [], "error": None}
+    if not os.path.exists(native_peers_path(args)):
+        native["error"] = (f"not built ({native_peers_path(args)} is missing; it is built where "
+                           "libxnnpack-dev + libpthreadpool-dev or libdnnl-dev are installed)")
     have_torch = True
     try:
         import torch  # noqa: F401
@@ -337,6 +443,13 @@ def main():
             except ImportError as error:
                 failed.add(name)
                 skipped.append(f"{name} ({error})")
+        if not native["error"]:
+            try:
+                timings, others = time_native(one)
+                results += timings
+                native["unsupported"] += [r for r in others if r not in native["unsupported"]]
+            except RuntimeError as error:
+                native["error"] = f"eltwise_native_peers failed ({error})"
         if have_torch:
             results += time_torch(one)
         elif "PyTorch" not in failed:
@@ -356,7 +469,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
-    write_report(args, results, "; ".join(skipped))
+    write_report(args, results, "; ".join(skipped), native)
     print(f"wrote {args.out}", file=sys.stderr)
 
 

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ clang pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
-  libhwy-dev libcli11-dev pybind11-dev libxnnpack-dev libdnnl-dev
+  libhwy-dev libcli11-dev pybind11-dev libxnnpack-dev libpthreadpool-dev libdnnl-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   python3 python3-pip
 )
