@@ -45,9 +45,9 @@ inline bool BindingFits(const void* data, uint64_t size, uint64_t required, uint
          (reinterpret_cast<uintptr_t>(data) & (alignment - 1)) == 0;
 }
 
-[[gnu::cold, gnu::noinline]] Status BindingError(const void* data, uint64_t size,
-                                                 uint64_t required, uint32_t alignment,
-                                                 FeatureLevel level, const char* field) {
+[[gnu::cold, gnu::noinline]] Status BindingError(const void* data, uint64_t size, uint64_t required,
+                                                 uint32_t alignment, FeatureLevel level,
+                                                 const char* field) {
   const std::string f = field;
   if (data == nullptr) return InvalidArgument(f + " binding is null");
   if (size < required) {
