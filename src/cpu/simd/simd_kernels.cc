@@ -138,7 +138,10 @@ struct RoundF16IntOp {
     const auto a = hn::And(b, abs_mask);
     const auto one = hn::Set(d, 0x3C00);
     const auto half = hn::Set(d, 0x3800);
-    const auto count = hn::BitCast(du, hn::Sub(hn::ShiftRight<10>(a), hn::Set(d, 15)));
+    // e - 15, clamped so that no lane shifts by its width or more (lanes outside [15, 24] are
+    // replaced below, but an oversized shift is undefined on the scalar target).
+    const auto count =
+        hn::Min(hn::BitCast(du, hn::Sub(hn::ShiftRight<10>(a), hn::Set(d, 15))), hn::Set(du, 15));
     const auto frac = hn::BitCast(d, hn::Shr(hn::Set(du, 0x3FF), count));
     hn::Vec<D> mid, small;
     if constexpr (kMode == RoundingMode::kHalvesToNearestEven) {
