@@ -12,6 +12,7 @@
 
 #include "npy_bytes.h"
 #include "oracle.h"
+#include "scratch_files.h"
 #include "test_values.h"
 
 #ifndef ELTWISE_CLI_PATH
@@ -40,23 +41,9 @@ std::string Quote(const std::string& s) {
   return q + "'";
 }
 
-std::vector<std::byte> Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> bytes(chars.size());
-  if (!chars.empty()) std::memcpy(bytes.data(), chars.data(), chars.size());
-  return bytes;
-}
-
 std::string SlurpText(const fs::path& path) {
-  const std::vector<std::byte> bytes = Slurp(path);
+  const std::vector<std::byte> bytes = ReadFileBytes(path);
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-}
-
-void Spit(const fs::path& path, const std::vector<std::byte>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
 }
 
 // Decoded oracle result of `op` ("sign" / "round") with `option` (nan policy / mode) on x.
@@ -65,17 +52,8 @@ Decoded Expect(DataType type, const std::string& op, const std::string& option, 
   return OracleRound(type, x, *ParseRoundingMode(option));
 }
 
-class Cli : public ::testing::Test {
+class Cli : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("eltwise_cli_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   fs::path Path(const std::string& name) const { return dir_ / name; }
 
   CliResult Run(const std::vector<std::string>& args) const {
@@ -102,7 +80,7 @@ class Cli : public ::testing::Test {
     const std::vector<std::byte> file_data =
         big_endian ? TestSwapped(native_values, element_size) : native_values;
     const fs::path in = Path("in.npy"), out = Path("out.npy");
-    Spit(in, TestNpyFile(version, TestDict(descr, fortran, shape), file_data));
+    WriteFileBytes(in, TestNpyFile(version, TestDict(descr, fortran, shape), file_data));
     std::vector<std::string> args = {op, op == "sign" ? "--nan" : "--mode", option};
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back(in.string());
@@ -110,7 +88,7 @@ class Cli : public ::testing::Test {
     const CliResult r = Run(args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.err.empty()) << r.err;
-    const TestParsedNpy result = TestSplitNpy(Slurp(out));
+    const TestParsedNpy result = TestSplitNpy(ReadFileBytes(out));
     ASSERT_TRUE(result.ok);
     EXPECT_EQ(result.version, version);
     EXPECT_EQ(result.header, TestCompactDict(descr, fortran, shape));
@@ -136,13 +114,13 @@ class Cli : public ::testing::Test {
   void ExpectRejected(std::vector<std::string> args, const std::vector<std::byte>& input_file,
                       int code, const std::string& phrase) {
     const fs::path in = Path("in.npy"), out = Path("out.npy");
-    Spit(in, input_file);
+    WriteFileBytes(in, input_file);
     const std::vector<std::byte> sentinel = TestBytes("OUT must stay exactly as it was");
-    Spit(out, sentinel);
+    WriteFileBytes(out, sentinel);
     args.push_back(in.string());
     args.push_back(out.string());
     ExpectRejectedRun(args, code, phrase);
-    EXPECT_EQ(Slurp(out), sentinel);
+    EXPECT_EQ(ReadFileBytes(out), sentinel);
     size_t files = 0;
     for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
     EXPECT_EQ(files, 4u) << "a temporary file was left behind";  // in, out, stdout, stderr
@@ -158,8 +136,6 @@ class Cli : public ::testing::Test {
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "stderr is not one line: " << r.err;
     EXPECT_NE(r.err.find(phrase), std::string::npos) << "stderr: " << r.err;
   }
-
-  fs::path dir_;
 };
 
 std::vector<std::byte> First(const std::vector<std::byte>& bytes, size_t count) {
@@ -231,10 +207,10 @@ TEST_F(Cli, NativeAndNotApplicableByteOrders) {
     std::vector<std::byte> data(sizeof x);
     std::memcpy(data.data(), x, sizeof x);
     const fs::path in = Path("in.npy"), out = Path("out.npy");
-    Spit(in, TestNpyFile(1, TestDict(descr, false, "(3,)"), data));
+    WriteFileBytes(in, TestNpyFile(1, TestDict(descr, false, "(3,)"), data));
     const CliResult r = Run({"round", in.string(), out.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const TestParsedNpy result = TestSplitNpy(Slurp(out));
+    const TestParsedNpy result = TestSplitNpy(ReadFileBytes(out));
     EXPECT_EQ(result.header, TestCompactDict("<f4", false, "(3,)"));
     const float want[3] = {-2.0f, 2.0f, 0.0f};
     ASSERT_EQ(result.data.size(), sizeof want);
@@ -247,10 +223,10 @@ TEST_F(Cli, InPlaceFile) {
   std::vector<std::byte> data(sizeof x);
   std::memcpy(data.data(), x, sizeof x);
   const fs::path file = Path("same.npy");
-  Spit(file, TestNpyFile(2, TestDict("<f4", false, "(2, 2)"), data));
+  WriteFileBytes(file, TestNpyFile(2, TestDict("<f4", false, "(2, 2)"), data));
   const CliResult r = Run({"round", "--mode", "toward_infinity", file.string(), file.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const TestParsedNpy result = TestSplitNpy(Slurp(file));
+  const TestParsedNpy result = TestSplitNpy(ReadFileBytes(file));
   EXPECT_EQ(result.version, 2);
   EXPECT_EQ(result.header, TestCompactDict("<f4", false, "(2,2)"));
   const float want[4] = {-3.0f, -1.0f, 1.0f, 4.0f};
@@ -384,15 +360,15 @@ TEST_F(Cli, UsageErrors) {
 TEST_F(Cli, IoErrorsExitOne) {
   const fs::path out = Path("out.npy");
   const std::vector<std::byte> sentinel = TestBytes("sentinel");
-  Spit(out, sentinel);
+  WriteFileBytes(out, sentinel);
   ExpectRejectedRun({"sign", Path("missing.npy").string(), out.string()}, 1, "missing.npy");
-  EXPECT_EQ(Slurp(out), sentinel);
+  EXPECT_EQ(ReadFileBytes(out), sentinel);
 
   const fs::path in = Path("in.npy");
-  Spit(in, FloatFile("<f4", "(4,)", 4, 4));
+  WriteFileBytes(in, FloatFile("<f4", "(4,)", 4, 4));
   ExpectRejectedRun({"round", in.string(), Path("no_such_dir/out.npy").string()}, 1, "no_such_dir");
   ExpectRejectedRun({"round", dir_.string(), out.string()}, 1, "cannot read");
-  EXPECT_EQ(Slurp(out), sentinel);
+  EXPECT_EQ(ReadFileBytes(out), sentinel);
 }
 
 // --device cuda goes through the library's device API: where this build has no CUDA backend (or

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "npy_bytes.h"
+#include "scratch_files.h"
 
 namespace eltwise::testing {
 namespace {
@@ -407,32 +408,7 @@ TEST(NpyCheck, RejectsInconsistentArrays) {
   EXPECT_EQ(npy::Check(a).code(), StatusCode::kInvalidArgument);
 }
 
-class NpyFiles : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("eltwise_npy_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  static std::vector<std::byte> Slurp(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<std::byte> bytes(chars.size());
-    std::memcpy(bytes.data(), chars.data(), chars.size());
-    return bytes;
-  }
-  static void Spit(const fs::path& path, const std::vector<std::byte>& bytes) {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-  }
-
-  fs::path dir_;
-};
+class NpyFiles : public ScratchDirTest {};
 
 TEST_F(NpyFiles, WriteReplacesWholeAndLeavesNoTemporaryFiles) {
   npy::Array a;
@@ -441,9 +417,10 @@ TEST_F(NpyFiles, WriteReplacesWholeAndLeavesNoTemporaryFiles) {
   a.big_endian = true;
   a.data = CountingBytes(a.type, 4);
   const fs::path path = dir_ / "a.npy";
-  Spit(path, TestBytes("previous contents that are longer than the new file will be......"));
+  WriteFileBytes(path,
+                 TestBytes("previous contents that are longer than the new file will be......"));
   ASSERT_TRUE(npy::Write(path.string(), a).ok());
-  EXPECT_EQ(Slurp(path), npy::Serialize(a));
+  EXPECT_EQ(ReadFileBytes(path), npy::Serialize(a));
   Expected<npy::Array> b = npy::Read(path.string());
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_EQ(b->data, a.data);
@@ -462,10 +439,10 @@ TEST_F(NpyFiles, WriteErrorsLeaveTheTargetUntouched) {
   a.data.resize(8);  // inconsistent with the shape
   const fs::path path = dir_ / "out.npy";
   const std::vector<std::byte> before = TestBytes("untouched");
-  Spit(path, before);
+  WriteFileBytes(path, before);
   Status s = npy::Write(path.string(), a);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(Slurp(path), before);
+  EXPECT_EQ(ReadFileBytes(path), before);
 
   a.data.resize(12);
   s = npy::Write((dir_ / "missing" / "out.npy").string(), a);
@@ -492,7 +469,7 @@ TEST_F(NpyFiles, ReadErrors) {
   EXPECT_EQ(directory.status().code(), StatusCode::kIoError);
 
   const fs::path bad = dir_ / "bad.npy";
-  Spit(bad, TestBytes("not a numpy file"));
+  WriteFileBytes(bad, TestBytes("not a numpy file"));
   Expected<npy::Array> malformed = npy::Read(bad.string());
   ASSERT_FALSE(malformed.ok());
   EXPECT_EQ(malformed.status().code(), StatusCode::kInvalidArgument);
