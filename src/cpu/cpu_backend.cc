@@ -209,6 +209,22 @@ void RunRows(const KernelTable& table, const Plan& plan, const std::byte* input,
   }
 }
 
+// Calls f(U{}) with U the unsigned integer type of `esize` bytes (1, 2, 4 or 8): the one place that
+// maps an element size to a type for the size-generic loops below.
+template <class F>
+auto WithElementType(size_t esize, F f) {
+  switch (esize) {
+    case 1:
+      return f(uint8_t{});
+    case 2:
+      return f(uint16_t{});
+    case 4:
+      return f(uint32_t{});
+    default:
+      return f(uint64_t{});
+  }
+}
+
 // ---- gathered (strided innermost dim) -----------------------------------------------------------
 
 template <class U>
@@ -221,31 +237,6 @@ void Scatter(const std::byte* in, std::byte* out, ptrdiff_t stride, size_t n) {
 }
 using GatherFn = void (*)(const std::byte*, ptrdiff_t, std::byte*, size_t);
 using ScatterFn = void (*)(const std::byte*, std::byte*, ptrdiff_t, size_t);
-GatherFn GatherFor(size_t esize) {
-  switch (esize) {
-    case 1:
-      return &Gather<uint8_t>;
-    case 2:
-      return &Gather<uint16_t>;
-    case 4:
-      return &Gather<uint32_t>;
-    default:
-      return &Gather<uint64_t>;
-  }
-}
-ScatterFn ScatterFor(size_t esize) {
-  switch (esize) {
-    case 1:
-      return &Scatter<uint8_t>;
-    case 2:
-      return &Scatter<uint16_t>;
-    case 4:
-      return &Scatter<uint32_t>;
-    default:
-      return &Scatter<uint64_t>;
-  }
-}
-
 // A rows x count tile, element (r, c) at in + r*row_stride + c*column_stride, into `block` with
 // rows of kTilePitch elements; reads run along r (the input's contiguous direction).
 template <class U>
@@ -261,18 +252,6 @@ void TileGather(const std::byte* in, ptrdiff_t row_stride, ptrdiff_t column_stri
   }
 }
 using TileGatherFn = void (*)(const std::byte*, ptrdiff_t, ptrdiff_t, std::byte*, size_t, size_t);
-TileGatherFn TileGatherFor(size_t esize) {
-  switch (esize) {
-    case 1:
-      return &TileGather<uint8_t>;
-    case 2:
-      return &TileGather<uint16_t>;
-    case 4:
-      return &TileGather<uint32_t>;
-    default:
-      return &TileGather<uint64_t>;
-  }
-}
 
 // Iteration: outer dims [0, rank-2), then tiles of kTileRows along dim rank-2 ("a") by `piece`
 // elements along the innermost dim ("b"). Each task is one (outer index, a-tile, b-piece).
@@ -295,15 +274,18 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   const uint64_t a_tiles = (a_size + kTileRows - 1) / kTileRows;
   const uint64_t b_tiles = (b_size + kTileColumns - 1) / kTileColumns;
   const ContiguousKernel kernel = table.Contiguous(plan.function, plan.type);
-  const GatherFn gather = GatherFor(esize);
-  const ScatterFn scatter = ScatterFor(esize);
+  const GatherFn gather =
+      WithElementType(esize, [](auto u) -> GatherFn { return &Gather<decltype(u)>; });
+  const ScatterFn scatter =
+      WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
   const bool packed_in = in_b == static_cast<ptrdiff_t>(esize);
   const bool packed_out = out_b == static_cast<ptrdiff_t>(esize);
 
   // A transposed input (contiguous along `a`, strided along `b`): gather whole tiles reading
   // along `a`, so every input cache line is used once per tile instead of once per row.
   const bool transpose = !packed_in && a_dim >= 0 && std::llabs(in_a) < std::llabs(in_b);
-  const TileGatherFn tile_gather = TileGatherFor(esize);
+  const TileGatherFn tile_gather =
+      WithElementType(esize, [](auto u) -> TileGatherFn { return &TileGather<decltype(u)>; });
 
   auto tile = [&](uint64_t task) {
     alignas(64) std::byte gathered[kGatherBytes];
@@ -397,30 +379,15 @@ void FillRun(const KernelTable& table, std::byte* out, size_t bytes, const std::
 
 // The element at `value` repeated over 8 bytes (element sizes divide 8).
 uint64_t RepeatToWord(const std::byte* value, size_t esize) {
-  uint64_t word = 0;
-  switch (esize) {
-    case 1: {
-      uint8_t v;
-      std::memcpy(&v, value, 1);
-      word = v * uint64_t{0x0101010101010101};
-      break;
-    }
-    case 2: {
-      uint16_t v;
-      std::memcpy(&v, value, 2);
-      word = v * uint64_t{0x0001000100010001};
-      break;
-    }
-    case 4: {
-      uint32_t v;
-      std::memcpy(&v, value, 4);
-      word = v * uint64_t{0x0000000100000001};
-      break;
-    }
-    default:
-      std::memcpy(&word, value, 8);
-  }
-  return word;
+  return WithElementType(esize, [value](auto u) {
+    using U = decltype(u);
+    std::memcpy(&u, value, sizeof(U));
+    std::byte bytes[8];
+    for (size_t i = 0; i < 8; i += sizeof(U)) std::memcpy(bytes + i, &u, sizeof(U));
+    uint64_t word;
+    std::memcpy(&word, bytes, 8);
+    return word;
+  });
 }
 
 void RunBroadcast(const KernelTable& table, const Plan& plan, const std::byte* input,
