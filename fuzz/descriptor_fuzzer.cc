@@ -500,8 +500,8 @@ void Run(FuzzedDataProvider& fdp) {
       case 4:
         dml_in.tensor.Desc = nullptr;
         break;
-      case 5:
-        dml_in.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+      case 5:  // DirectML accepts DML_TENSOR_FLAG_OWNED_BY_DML on inputs only
+        dml_out.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
         break;
       case 6:
         dml_out.buffer.DataType =
@@ -519,6 +519,9 @@ void Run(FuzzedDataProvider& fdp) {
       case 10:
         sign.InputTensor = nullptr;
         round.InputTensor = nullptr;
+        break;
+      case 11:  // not a defect: an owned input is accepted and bound at execution
+        dml_in.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
         break;
       default:
         break;
@@ -539,7 +542,7 @@ void Run(FuzzedDataProvider& fdp) {
       ELTWISE_FUZZ_CHECK(!converted.status().message().empty());
       return;
     }
-    if (defect != 0) return;  // harmless defect (e.g. op type rewritten to another valid one)
+    if (defect != 0 && defect != 11) return;  // harmless (e.g. op type rewritten to a valid one)
     compiled = CompileDirectML(*device, op_desc);
   } else {
     compiled = Compile(*device, desc);
