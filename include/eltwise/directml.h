@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "eltwise/device.h"
+#include "eltwise/export.h"
 
 enum DML_TENSOR_DATA_TYPE : int {
   DML_TENSOR_DATA_TYPE_UNKNOWN = 0,
@@ -98,16 +99,17 @@ struct DML_OPERATOR_DESC {
 
 // DirectML's helper: roundup4((sum (Sizes[i]-1)*Strides[i] + 1) * element size), in 64 bits; packed
 // strides when `strides` is nullptr. Returns 0 for an unknown data type or a null `sizes`.
-uint64_t DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, uint32_t dimensionCount,
-                                 const uint32_t* sizes, const uint32_t* stridesOpt);
+ELTWISE_API uint64_t DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, uint32_t dimensionCount,
+                                             const uint32_t* sizes, const uint32_t* stridesOpt);
 
 namespace eltwise {
 
-FeatureLevel ToFeatureLevel(DML_FEATURE_LEVEL level);
+ELTWISE_API FeatureLevel ToFeatureLevel(DML_FEATURE_LEVEL level);
 // The eltwise description of a DirectML operator description (Sign gets NanPolicy::kZero, as in
 // DirectML). Pointers, tensor types, flags and data types are checked here; the rest by Validate.
-Expected<OperatorDesc> FromDirectML(const DML_OPERATOR_DESC& desc);
+ELTWISE_API Expected<OperatorDesc> FromDirectML(const DML_OPERATOR_DESC& desc);
 // FromDirectML + Compile on `device` (whose feature level applies).
-Expected<CompiledOperator> CompileDirectML(const Device& device, const DML_OPERATOR_DESC& desc);
+ELTWISE_API Expected<CompiledOperator> CompileDirectML(const Device& device,
+                                                       const DML_OPERATOR_DESC& desc);
 
 }  // namespace eltwise
