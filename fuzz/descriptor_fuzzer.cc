@@ -4,9 +4,10 @@
 // tensor descriptions with arbitrary types, ranks, sizes, strides, total sizes and alignments,
 // optionally passed through the DirectML descriptor structs, then bindings of arbitrary sizes,
 // addresses and overlap. Checked:
-//  * accept/reject agrees with an independent model of the rules of DESIGN.md section 2 (written
-//    here from the text, not from src/core); every rejection is kInvalidArgument with a message;
-//    Validate and Compile agree; whatever a DirectML level accepts, the extended level accepts;
+//  * accept/reject agrees with an independent model of the rules of docs/semantics.md section 2
+//    (written here from the text, not from src/core); every rejection is kInvalidArgument with a
+//    message; Validate and Compile agree; whatever a DirectML level accepts, the extended level
+//    accepts;
 //  * an executed operator writes exactly the reference result (the scalar functors applied at
 //    element addresses computed here from the layout contract of tensor.h), as if the whole input
 //    were read first, and touches no other byte; a rejected execution writes nothing;
@@ -162,8 +163,8 @@ bool IsKnownLevel(FeatureLevel level) {
   return false;
 }
 
-// The answer of DESIGN.md section 2 for one tensor. nullopt: "the model cannot decide" (output
-// self-overlap of a large interleaved tensor, which eltwise may reject conservatively).
+// The answer of docs/semantics.md section 2 for one tensor. nullopt: "the model cannot decide"
+// (output self-overlap of a large interleaved tensor, which eltwise may reject conservatively).
 bool ModelTensorOk(FeatureLevel level, Op op, const TensorDesc& t) {
   const bool extended = level == FeatureLevel::kExtended;
   const auto v = static_cast<uint32_t>(level);

@@ -7,16 +7,16 @@ Writes
   OUT_DIR/node/<case>/model.onnx, test_data_set_K/input_N.pb, output_N.pb
       every (operator version, type) ONNX allows -- Sign-9 (11 types), Sign-13 (+ bfloat16),
       Round-11 (float16, float, double), Round-22 (+ bfloat16) -- at ranks 0-8, with the edge
-      values of DESIGN.md (data set 0, stored as raw_data) and random values (data set 1, stored
-      in the typed fields: float_data, double_data, int32_data, int64_data, uint64_data); empty
-      tensors; large tensors; opset resolution (e.g. opset 21 selects Round-11); multi-node graphs
+      values of docs/semantics.md (data set 0, stored as raw_data) and random values (data set 1,
+      stored in the typed fields: float_data, double_data, int32_data, int64_data, uint64_data);
+      empty tensors; large tensors; opset resolution (e.g. opset 21 selects Round-11); multi-node graphs
       (chains, unsorted nodes, fan-out, initializers, symbolic dims, pass-through outputs).
   OUT_DIR/malformed/<case>/...   invalid models and tensors; `eltwise onnx-test` must report each
       as a failed case with the message in OUT_DIR/malformed/expected.txt (one "case<TAB>regex"
       line each).
   OUT_DIR/manifest.json   per node case: op, since_version, opset, type (for compare_onnxruntime.py).
 
-Expected outputs come from an oracle written here from DESIGN.md (NumPy: np.sign with NaN
+Expected outputs come from an oracle written here from docs/semantics.md (NumPy: np.sign with NaN
 propagated, np.rint = round half to even; bfloat16 through float32, which is exact), never from
 eltwise. Each expected output is also checked against ONNX's own reference implementation
 (onnx.reference.ReferenceEvaluator); the only differences allowed are listed in
@@ -68,10 +68,10 @@ OP_VERSIONS = {
     ("Round", 22): ["float16", "float32", "float64", "bfloat16"],
 }
 
-# Where onnx.reference (ONNX's Python reference implementation) differs from DESIGN.md, as
+# Where onnx.reference (ONNX's Python reference implementation) differs from docs/semantics.md, as
 # (op, type, description, predicate(input_bits_array) -> mask of elements allowed to differ).
 # Sign(-0.0) in bfloat16: ml_dtypes' np.sign keeps the sign of zero (-0.0); NumPy's own float
-# types and DESIGN.md give +0.
+# types and docs/semantics.md give +0.
 KNOWN_REFERENCE_DIFFERENCES = [
     ("Sign", "bfloat16", "Sign(-0.0) is -0.0 in onnx.reference (ml_dtypes), +0.0 in eltwise",
      lambda bits: bits == 0x8000),
@@ -135,7 +135,7 @@ def float_bits(type_name, patterns):
 
 
 def edge_values(type_name):
-    """DESIGN.md's edge values for one type, in a fixed order."""
+    """docs/semantics.md's edge values for one type, in a fixed order."""
     if type_name not in FLOATS:
         info = np.iinfo(TYPES[type_name][1])
         vals = [0, 1, 2, 3, 127, 128, 255, 256, 32767, 32768, 65535, info.max, info.max - 1,
@@ -198,7 +198,7 @@ def fill(values, shape):
 
 
 # ---------------------------------------------------------------------------------------------
-# The oracle (from DESIGN.md; independent of eltwise)
+# The oracle (from docs/semantics.md; independent of eltwise)
 
 def oracle(op, type_name, x):
     if type_name == "bfloat16":

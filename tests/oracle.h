@@ -1,6 +1,7 @@
-// The test oracle: DESIGN.md section 1 written a second time, independently of src/ref/functors.h.
-// It decodes values to double (exact for every float format) or 64-bit integers and uses <cmath>
-// (nearbyint under an explicitly set FE_TONEAREST, trunc, round = halves away, floor, ceil).
+// The test oracle: docs/semantics.md section 1 written a second time, independently of
+// src/ref/functors.h. It decodes values to double (exact for every float format) or 64-bit integers
+// and uses <cmath> (nearbyint under an explicitly set FE_TONEAREST, trunc, round = halves away,
+// floor, ceil).
 #pragma once
 
 #include <cfenv>

@@ -1,6 +1,6 @@
 // Input values for the semantics tests: every bit pattern of 8- and 16-bit types, and for 32/64-bit
-// types the special values of DESIGN.md (+-0, subnormals, halves, MantissaEnd +-1, +-inf, NaN,
-// integer extremes) plus seeded random bit patterns and random values near halves.
+// types the special values of docs/semantics.md (+-0, subnormals, halves, MantissaEnd +-1, +-inf,
+// NaN, integer extremes) plus seeded random bit patterns and random values near halves.
 #pragma once
 
 #include <cstring>

@@ -1,5 +1,5 @@
-// One test per validation rule of DESIGN.md section 2: accepted and rejected at the boundary of
-// each feature level, with the message naming the field and the rule.
+// One test per validation rule of docs/semantics.md section 2: accepted and rejected at the
+// boundary of each feature level, with the message naming the field and the rule.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 

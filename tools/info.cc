@@ -75,6 +75,12 @@ void RunInfo() {
   std::cout << "CPU: " << info.hardware_threads
             << " hardware threads; kernel targets (best first):";
   for (const std::string& target : info.cpu_targets) std::cout << " " << target;
+  std::cout << "\nSIMD targets:";
+  for (const std::string& target : info.simd_targets) std::cout << " " << target;
+  if (info.simd_targets.empty()) {
+    std::cout << " none (built without Highway, or this CPU has none of its targets; scalar "
+                 "kernels run: exact but slow)";
+  }
   std::cout << "\n";
   std::cout << "Backends: cpu";
   if (info.cuda_backend_built) {

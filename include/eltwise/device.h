@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "eltwise/export.h"
 #include "eltwise/feature_level.h"
 #include "eltwise/operators.h"
 #include "eltwise/status.h"
@@ -33,7 +34,7 @@ struct CompiledState;
 
 // A device is created for one feature level; it validates every operator compiled on it against
 // that level. Copies share the same underlying device. Thread-safe.
-class Device {
+class ELTWISE_API Device {
  public:
   static Expected<Device> Cpu(CpuOptions options = {});
   // kUnsupported if this build has no CUDA backend or no GPU is present.
@@ -55,7 +56,7 @@ class Device {
 
 // A validated and planned operator. Immutable: Execute may be called from many threads at once on
 // different buffers.
-class CompiledOperator {
+class ELTWISE_API CompiledOperator {
  public:
   // Runs the operator. `input` and `output` are the bound buffers (host pointers on a CPU device,
   // device pointers on a CUDA device). The output may alias the input exactly (in place) or overlap
@@ -76,32 +77,36 @@ class CompiledOperator {
 };
 
 // Validates `desc` against the device's feature level and plans its execution once.
-Expected<CompiledOperator> Compile(const Device& device, const OperatorDesc& desc);
+ELTWISE_API Expected<CompiledOperator> Compile(const Device& device, const OperatorDesc& desc);
 
 // Only validates (what Compile would reject, with the same message).
-Status Validate(FeatureLevel level, const OperatorDesc& desc);
+ELTWISE_API Status Validate(FeatureLevel level, const OperatorDesc& desc);
 
 // One-call helpers on the default CPU device (extended level, all cores), for `count` packed
 // elements. `output` may equal `input`.
-Status Sign(DataType type, uint64_t count, const void* input, void* output,
-            NanPolicy nan = NanPolicy::kZero);
-Status Round(DataType type, uint64_t count, const void* input, void* output,
-             RoundingMode mode = RoundingMode::kHalvesToNearestEven);
+ELTWISE_API Status Sign(DataType type, uint64_t count, const void* input, void* output,
+                        NanPolicy nan = NanPolicy::kZero);
+ELTWISE_API Status Round(DataType type, uint64_t count, const void* input, void* output,
+                         RoundingMode mode = RoundingMode::kHalvesToNearestEven);
 // Compile + execute in one call.
-Status Execute(const Device& device, const OperatorDesc& desc, ConstBinding input, Binding output);
+ELTWISE_API Status Execute(const Device& device, const OperatorDesc& desc, ConstBinding input,
+                           Binding output);
 
 // Memory helpers, so front ends can stage data for any device without a device-specific API.
 // On a CPU device these are plain host allocations and memcpy; on a CUDA device they are device
 // allocations and copies ordered on the device's stream (call Synchronize before reading results
 // on the host).
-Expected<void*> Allocate(const Device& device, uint64_t bytes);
-void Free(const Device& device, void* pointer);
-Status CopyToDevice(const Device& device, void* device_dst, const void* host_src, uint64_t bytes);
-Status CopyToHost(const Device& device, void* host_dst, const void* device_src, uint64_t bytes);
-Status CopyOnDevice(const Device& device, void* device_dst, const void* device_src, uint64_t bytes);
-Status Synchronize(const Device& device);
+ELTWISE_API Expected<void*> Allocate(const Device& device, uint64_t bytes);
+ELTWISE_API void Free(const Device& device, void* pointer);
+ELTWISE_API Status CopyToDevice(const Device& device, void* device_dst, const void* host_src,
+                                uint64_t bytes);
+ELTWISE_API Status CopyToHost(const Device& device, void* host_dst, const void* device_src,
+                              uint64_t bytes);
+ELTWISE_API Status CopyOnDevice(const Device& device, void* device_dst, const void* device_src,
+                                uint64_t bytes);
+ELTWISE_API Status Synchronize(const Device& device);
 
 // Library version "major.minor.patch".
-std::string_view Version();
+ELTWISE_API std::string_view Version();
 
 }  // namespace eltwise

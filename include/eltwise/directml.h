@@ -24,6 +24,7 @@
 #else
 #include <stdint.h>
 #endif
+#include "eltwise/export.h"
 
 #ifndef DML_TARGET_VERSION
 #define DML_TARGET_VERSION 0x6400
@@ -198,10 +199,10 @@ typedef enum DML_FEATURE_LEVEL ELTWISE_DML_ENUM_BASE {
 // null); 4-bit types take half a byte each. Computed in 64 bits (DirectMLX sums the strided
 // index in 32). Returns 0 for an unknown data type, a null `sizes` with dimensions, a tensor with
 // a zero-sized dimension, or a size that does not fit in 64 bits. C linkage, callable from C.
-ELTWISE_DML_EXTERN_C uint64_t DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType,
-                                                      uint32_t dimensionCount,
-                                                      const uint32_t* sizes,
-                                                      const uint32_t* stridesOpt);
+ELTWISE_DML_EXTERN_C ELTWISE_API uint64_t DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType,
+                                                                  uint32_t dimensionCount,
+                                                                  const uint32_t* sizes,
+                                                                  const uint32_t* stridesOpt);
 
 #undef ELTWISE_DML_ENUM_BASE
 #undef ELTWISE_DML_EXTERN_C
@@ -210,24 +211,25 @@ ELTWISE_DML_EXTERN_C uint64_t DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataT
 namespace eltwise {
 
 #if DML_TARGET_VERSION >= 0x2000
-FeatureLevel ToFeatureLevel(DML_FEATURE_LEVEL level);
+ELTWISE_API FeatureLevel ToFeatureLevel(DML_FEATURE_LEVEL level);
 #endif
 
 // The eltwise description of a DirectML operator description (Sign gets NanPolicy::kZero, as in
 // DirectML). Pointers, tensor types, flags and data types are checked here; the rest by Validate.
 // DML_TENSOR_FLAG_OWNED_BY_DML is accepted on the input (DirectML allows it on inputs only).
-Expected<OperatorDesc> FromDirectML(const DML_OPERATOR_DESC& desc);
+ELTWISE_API Expected<OperatorDesc> FromDirectML(const DML_OPERATOR_DESC& desc);
 
 // FromDirectML + Compile on `device` (whose feature level applies). eltwise binds every tensor at
 // Execute: an input flagged DML_TENSOR_FLAG_OWNED_BY_DML is read from the buffer passed to each
 // Execute (the buffer a DirectML program binds at initialization). For DirectML's exact meaning,
 // a copy taken once at initialization, use InitializeDirectML.
-Expected<CompiledOperator> CompileDirectML(const Device& device, const DML_OPERATOR_DESC& desc);
+ELTWISE_API Expected<CompiledOperator> CompileDirectML(const Device& device,
+                                                       const DML_OPERATOR_DESC& desc);
 
 // An operator whose input DirectML owns (DML_TENSOR_FLAG_OWNED_BY_DML), initialized: it holds its
 // own copy of the input, taken by InitializeDirectML, the way DirectML keeps it in the operator's
 // persistent resource. Copies share the same state; Execute may run from many threads at once.
-class InitializedOperator {
+class ELTWISE_API InitializedOperator {
  public:
   // DirectML's execution binding for such an operator: the output only (the input is bound as
   // DML_BINDING_TYPE_NONE). Same rules and guarantees as CompiledOperator::Execute.
@@ -251,8 +253,9 @@ class InitializedOperator {
 // TotalTensorSizeInBytes bytes from `input` (a buffer on `device`, bound with DirectML's rules)
 // before returning, so later changes to `input` do not affect the results. An input without the
 // flag is rejected: DirectML binds it at execution (use CompileDirectML).
-Expected<InitializedOperator> InitializeDirectML(const Device& device,
-                                                 const DML_OPERATOR_DESC& desc, ConstBinding input);
+ELTWISE_API Expected<InitializedOperator> InitializeDirectML(const Device& device,
+                                                             const DML_OPERATOR_DESC& desc,
+                                                             ConstBinding input);
 
 }  // namespace eltwise
 #endif

@@ -5,6 +5,7 @@
 #include <span>
 #include <string_view>
 
+#include "eltwise/export.h"
 #include "eltwise/operators.h"
 #include "eltwise/types.h"
 
@@ -33,17 +34,17 @@ enum class FeatureLevel : uint32_t {
 };
 
 // Every level, lowest first (kExtended last).
-std::span<const FeatureLevel> AllFeatureLevels();
-std::string_view Name(FeatureLevel level);  // "2_0", ..., "6_4", "extended"
+ELTWISE_API std::span<const FeatureLevel> AllFeatureLevels();
+ELTWISE_API std::string_view Name(FeatureLevel level);  // "2_0", ..., "6_4", "extended"
 // Accepts "2_0", "2.0", "DML_FEATURE_LEVEL_2_0" and "extended".
-std::optional<FeatureLevel> ParseFeatureLevel(std::string_view name);
+ELTWISE_API std::optional<FeatureLevel> ParseFeatureLevel(std::string_view name);
 
 // True if `level` accepts `op` on `type` at `rank` (ignoring sizes and strides).
-bool Supports(FeatureLevel level, Op op, DataType type, int rank);
+ELTWISE_API bool Supports(FeatureLevel level, Op op, DataType type, int rank);
 // Whether rounding `mode` is available at `level`.
-bool Supports(FeatureLevel level, RoundingMode mode);
+ELTWISE_API bool Supports(FeatureLevel level, RoundingMode mode);
 // The highest of `requested` levels that eltwise supports (all of them), like
 // DML_FEATURE_QUERY_FEATURE_LEVELS; nullopt if `requested` is empty.
-std::optional<FeatureLevel> HighestSupported(std::span<const FeatureLevel> requested);
+ELTWISE_API std::optional<FeatureLevel> HighestSupported(std::span<const FeatureLevel> requested);
 
 }  // namespace eltwise

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <variant>
 
+#include "eltwise/export.h"
 #include "eltwise/tensor.h"
 
 namespace eltwise {
@@ -43,11 +44,11 @@ struct RoundDesc {
 
 using OperatorDesc = std::variant<SignDesc, RoundDesc>;
 
-std::string_view Name(Op op);           // "sign", "round"
-std::string_view Name(NanPolicy nan);   // "zero", "propagate"
-std::string_view Name(RoundingMode m);  // "halves_to_nearest_even", ...
-std::optional<Op> ParseOp(std::string_view name);
-std::optional<NanPolicy> ParseNanPolicy(std::string_view name);
-std::optional<RoundingMode> ParseRoundingMode(std::string_view name);
+ELTWISE_API std::string_view Name(Op op);           // "sign", "round"
+ELTWISE_API std::string_view Name(NanPolicy nan);   // "zero", "propagate"
+ELTWISE_API std::string_view Name(RoundingMode m);  // "halves_to_nearest_even", ...
+ELTWISE_API std::optional<Op> ParseOp(std::string_view name);
+ELTWISE_API std::optional<NanPolicy> ParseNanPolicy(std::string_view name);
+ELTWISE_API std::optional<RoundingMode> ParseRoundingMode(std::string_view name);
 
 }  // namespace eltwise

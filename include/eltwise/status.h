@@ -6,6 +6,8 @@
 #include <utility>
 #include <variant>
 
+#include "eltwise/export.h"
+
 namespace eltwise {
 
 enum class StatusCode {
@@ -18,7 +20,7 @@ enum class StatusCode {
   kIoError,  // opening, reading or writing a file failed (front ends: .npy, ONNX models)
 };
 
-std::string_view Name(StatusCode code);
+ELTWISE_API std::string_view Name(StatusCode code);
 
 class [[nodiscard]] Status {
  public:
@@ -30,7 +32,7 @@ class [[nodiscard]] Status {
   StatusCode code() const { return code_; }
   const std::string& message() const { return message_; }
   // "invalid_argument: input.sizes[2] is 0; ..." or "ok".
-  std::string ToString() const;
+  ELTWISE_API std::string ToString() const;
 
  private:
   StatusCode code_ = StatusCode::kOk;
@@ -48,7 +50,7 @@ inline Status Unsupported(std::string message) {
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Expected(T value) : state_(std::move(value)) {}         // NOLINT: implicit by design
   Expected(Status status) : state_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return std::holds_alternative<T>(state_); }

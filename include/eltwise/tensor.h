@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "eltwise/export.h"
 #include "eltwise/types.h"
 
 namespace eltwise {
@@ -20,7 +21,7 @@ inline constexpr int kMaxRank = 8;
 //    every addressed element (see MinimumTotalTensorSizeInBytes);
 //  * guaranteed_base_offset_alignment: 0, or a power of two >= element size that every bound
 //    buffer address is promised to be aligned to.
-struct TensorDesc {
+struct ELTWISE_API TensorDesc {
   DataType type = DataType::kFloat32;
   std::vector<uint64_t> sizes;
   std::optional<std::vector<int64_t>> strides;
@@ -43,17 +44,18 @@ constexpr uint64_t StrideMagnitude(int64_t stride) {
 }
 
 // Packed row-major strides for sizes.
-std::vector<int64_t> PackedStrides(const std::vector<uint64_t>& sizes);
+ELTWISE_API std::vector<int64_t> PackedStrides(const std::vector<uint64_t>& sizes);
 
 // DirectML's DMLCalcBufferTensorSize: roundup4((sum (size_i-1)*stride_i + 1) * element_size), in
 // 64-bit arithmetic; 0 for a tensor with a zero-sized dimension; |stride| is used for negative
 // strides. Returns nullopt when the value does not fit in 64 bits.
-std::optional<uint64_t> CalcBufferTensorSize(DataType type, const std::vector<uint64_t>& sizes,
-                                             const std::optional<std::vector<int64_t>>& strides);
+ELTWISE_API std::optional<uint64_t> CalcBufferTensorSize(
+    DataType type, const std::vector<uint64_t>& sizes,
+    const std::optional<std::vector<int64_t>>& strides);
 
 // Exact byte span of the addressed elements (no rounding up); what the extended level requires.
-std::optional<uint64_t> SpanInBytes(DataType type, const std::vector<uint64_t>& sizes,
-                                    const std::optional<std::vector<int64_t>>& strides);
+ELTWISE_API std::optional<uint64_t> SpanInBytes(DataType type, const std::vector<uint64_t>& sizes,
+                                                const std::optional<std::vector<int64_t>>& strides);
 
 // A buffer bound at execution time: its first byte and its size in bytes.
 struct ConstBinding {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string_view>
 
+#include "eltwise/export.h"
+
 #if defined(__CUDACC__)
 #define ELTWISE_HOST_DEVICE __host__ __device__
 #else
@@ -47,13 +49,13 @@ enum class DataType : uint8_t {
 inline constexpr int kDataTypeCount = 12;
 
 // Size of one element in bytes.
-size_t ElementSize(DataType type);
+ELTWISE_API size_t ElementSize(DataType type);
 // Canonical lower-case name ("float32", "bfloat16", ...).
-std::string_view Name(DataType type);
+ELTWISE_API std::string_view Name(DataType type);
 // Inverse of Name(); also accepts NumPy-style short names ("f4", "i1", "bf16", "half", ...).
-std::optional<DataType> ParseDataType(std::string_view name);
-bool IsFloatingPoint(DataType type);
-bool IsSignedInteger(DataType type);
+ELTWISE_API std::optional<DataType> ParseDataType(std::string_view name);
+ELTWISE_API bool IsFloatingPoint(DataType type);
+ELTWISE_API bool IsSignedInteger(DataType type);
 
 // Maps a storage type to its DataType at compile time.
 template <class T>

@@ -12,6 +12,19 @@ Functions: sign, round, supports, info. Errors: EltwiseError (a ValueError) carr
 message. See docs/python.md.
 """
 
+import warnings
+
 from ._core import EltwiseError, __version__, info, round, sign, supports
 
 __all__ = ["EltwiseError", "__version__", "info", "round", "sign", "supports"]
+
+if not info()["simd_targets"]:
+    # A scalar-only build (configured with ELTWISE_SIMD=OFF, without Highway) or a CPU that has none
+    # of the compiled SIMD targets: results are exact, but several times slower than they should be.
+    warnings.warn(
+        "eltwise runs without SIMD kernels here (CPU targets: "
+        + " ".join(info()["cpu_targets"])
+        + "): results are exact but slow; build with Highway (libhwy-dev) for SIMD kernels",
+        RuntimeWarning,
+        stacklevel=2,
+    )

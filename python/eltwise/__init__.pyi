@@ -29,6 +29,7 @@ class EltwiseError(ValueError):
 class Info(TypedDict):
     version: str
     cpu_targets: list[str]
+    simd_targets: list[str]
     hardware_threads: int
     cuda_backend_built: bool
     cuda_devices: list[str]

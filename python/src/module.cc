@@ -755,6 +755,7 @@ py::dict InfoPy() {
   py::dict d;
   d["version"] = info.version;
   d["cpu_targets"] = info.cpu_targets;
+  d["simd_targets"] = info.simd_targets;
   d["hardware_threads"] = info.hardware_threads;
   d["cuda_backend_built"] = info.cuda_backend_built;
   d["cuda_devices"] = info.cuda_devices;
@@ -872,6 +873,7 @@ handle (complex, bool, ...); TypeError for something that is not a dtype.)doc");
 
   m.def("info", &InfoPy, R"doc(info() -> dict
 
-What this build and machine offer: version, cpu_targets (best first), hardware_threads,
+What this build and machine offer: version, cpu_targets (best first), simd_targets (the SIMD
+ones among them; empty: scalar kernels only), hardware_threads,
 cuda_backend_built, cuda_devices, feature_levels, dtypes, rounding_modes, nan_policies.)doc");
 }

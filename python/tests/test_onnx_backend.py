@@ -121,7 +121,8 @@ def test_sign_matches_onnx_reference(dtype, opset):
     (ref,) = reference(model, {"x": x})
     if dtype == BFLOAT16:
         # The one documented difference (docs/onnx.md): the reference's np.sign on ml_dtypes'
-        # bfloat16 keeps the sign of -0.0; eltwise (DESIGN.md) gives +0.0, as NumPy's own types.
+        # bfloat16 keeps the sign of -0.0; eltwise (docs/semantics.md) gives +0.0, as NumPy's own
+        # types do.
         negzero = x.view(np.uint16) == 0x8000
         assert ref[negzero].view(np.uint16).tolist() == [0x8000]
         assert got[negzero].view(np.uint16).tolist() == [0x0000]

@@ -42,7 +42,7 @@ def test_numpy_functions_directly():
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"] + (["bfloat16"] if BFLOAT16 else []))
 def test_directml_rounding_table(dtype):
-    """DESIGN.md: DirectML's table holds verbatim."""
+    """docs/semantics.md: DirectML's table holds verbatim."""
     dt = BFLOAT16 if dtype == "bfloat16" else np.dtype(dtype)
     x = np.array([-2.5, -1.75, -1.5, -1.25, 0, 1.25, 1.5, 1.75, 2.5], np.float32).astype(dt)
     table = {

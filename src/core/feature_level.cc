@@ -1,5 +1,6 @@
-// The feature-level support tables (DESIGN.md section 2). Validation and the Supports queries both
-// read these functions, so the table the validator enforces is the table `eltwise info` prints.
+// The feature-level support tables (docs/semantics.md section 2). Validation and the Supports
+// queries both read these functions, so the table the validator enforces is the table
+// `eltwise info` prints.
 #include "eltwise/feature_level.h"
 
 #include <array>

@@ -1,5 +1,5 @@
-// Validation of operator descriptions (DESIGN.md section 2). Rules are checked in a fixed order and
-// the first broken one is reported; every message names the field and the rule.
+// Validation of operator descriptions (docs/semantics.md section 2). Rules are checked in a fixed
+// order and the first broken one is reported; every message names the field and the rule.
 #include "core/validate.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// Validation of operator descriptions against a feature level (DESIGN.md section 2). Every message
-// names the field and the rule. This is the only place descriptors are checked.
+// Validation of operator descriptions against a feature level (docs/semantics.md section 2). Every
+// message names the field and the rule. This is the only place descriptors are checked.
 #pragma once
 
 #include "eltwise/feature_level.h"

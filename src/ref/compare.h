@@ -1,6 +1,6 @@
-// Result equality as the contract defines it (DESIGN.md section 1): bit for bit, except that a NaN
-// matches any NaN (payloads are not part of the contract). Used by `eltwise onnx-test`, the tests
-// and the fuzzers.
+// Result equality as the contract defines it (docs/semantics.md section 1): bit for bit, except
+// that a NaN matches any NaN (payloads are not part of the contract). Used by `eltwise onnx-test`,
+// the tests and the fuzzers.
 #pragma once
 
 #include <cstddef>

@@ -264,7 +264,7 @@ std::vector<std::byte> FloatFile(const std::string& descr, const std::string& sh
                      std::vector<std::byte>(count * element_size, std::byte{0x3c}));
 }
 
-// DirectML's tables per feature level (DESIGN.md section 2), at the boundary of each rule.
+// DirectML's tables per feature level (docs/semantics.md section 2), at the boundary of each rule.
 TEST_F(Cli, FeatureLevelRejections) {
   // Rank: 2_0 needs rank 4.
   ExpectRejected({"sign", "--feature-level", "2_0"}, FloatFile("<f4", "(2, 3)", 6, 4), 2,
@@ -427,7 +427,11 @@ TEST_F(Cli, InfoPrintsVersionAndTheSupportTable) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("eltwise " + std::string(Version())), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reference"), std::string::npos) << r.out;
-  // Columns: 1_0 2_0 2_1 3_0 3_1 4_0 4_1 5_0 5_1 5_2 6_0 6_1 6_2 6_3 6_4 extended (DESIGN.md).
+  std::string simd_line = "\nSIMD targets:";  // the library's list, or "none" with the reason
+  for (const std::string& target : GetSystemInfo().simd_targets) simd_line += " " + target;
+  simd_line += GetSystemInfo().simd_targets.empty() ? " none (built without Highway" : "\n";
+  EXPECT_NE(r.out.find(simd_line), std::string::npos) << r.out;
+  // Columns (docs/semantics.md): 1_0 2_0 2_1 3_0 3_1 4_0 4_1 5_0 5_1 5_2 6_0 6_1 6_2 6_3 6_4 ext.
   EXPECT_TRUE(
       HasLine(r.out, "sign 1_0 2_0 2_1 3_0 3_1 4_0 4_1 5_0 5_1 5_2 6_0 6_1 6_2 6_3 6_4 ext"))
       << r.out;

@@ -1,5 +1,6 @@
 // ONNX models: validation errors, execution semantics (expected values written out literally from
-// DESIGN.md and the ONNX operator definitions), graph handling, and ONNX's official node tests.
+// docs/semantics.md and the ONNX operator definitions), graph handling, and ONNX's official node
+// tests.
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 

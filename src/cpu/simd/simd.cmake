@@ -1,27 +1,32 @@
 # Highway SIMD kernels for the CPU backend (one KernelTable per compiled target, runtime dispatch)
-# and the persistent thread pool. Without Highway the backend runs the scalar reference table.
-# Libraries are linked by path (not imported targets) so the installed eltwiseTargets.cmake needs
-# nothing extra from consumers.
-find_package(PkgConfig QUIET)
-if(PkgConfig_FOUND)
-  pkg_check_modules(ELTWISE_HWY_PC QUIET libhwy)
-endif()
-find_library(ELTWISE_HWY_LIBRARY hwy HINTS ${ELTWISE_HWY_PC_LIBRARY_DIRS})
-find_path(ELTWISE_HWY_INCLUDE_DIR hwy/highway.h HINTS ${ELTWISE_HWY_PC_INCLUDE_DIRS})
+# and the persistent thread pool.
+#
+# ELTWISE_SIMD=ON (the default) requires Highway (Debian/Ubuntu: libhwy-dev; its CMake package
+# hwy::hwy). ELTWISE_SIMD=OFF builds the scalar reference kernels only: exact, but several times
+# slower; `eltwise info` and eltwise.info() then list no SIMD target and the Python module warns at
+# import. A build never falls back to it silently.
+#
+# Appends to eltwise_sources and eltwise_link_libraries, for the top-level CMakeLists.txt.
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
+list(APPEND eltwise_sources ${CMAKE_CURRENT_LIST_DIR}/../thread_pool.cc)
+list(APPEND eltwise_link_libraries Threads::Threads)
 
-target_sources(eltwise PRIVATE ${CMAKE_CURRENT_LIST_DIR}/../thread_pool.cc)
-if(CMAKE_THREAD_LIBS_INIT)
-  target_link_libraries(eltwise PUBLIC ${CMAKE_THREAD_LIBS_INIT})
-endif()
-
-if(ELTWISE_HWY_LIBRARY AND ELTWISE_HWY_INCLUDE_DIR)
-  target_sources(eltwise PRIVATE ${CMAKE_CURRENT_LIST_DIR}/simd_kernels.cc)
-  target_include_directories(eltwise SYSTEM PRIVATE ${ELTWISE_HWY_INCLUDE_DIR})
-  target_link_libraries(eltwise PRIVATE ${ELTWISE_HWY_LIBRARY})
-  message(STATUS "eltwise: Highway ${ELTWISE_HWY_PC_VERSION} SIMD kernels (${ELTWISE_HWY_LIBRARY})")
+set(ELTWISE_WITH_HWY OFF)
+if(ELTWISE_SIMD)
+  find_package(hwy 1.0 CONFIG QUIET)
+  if(NOT hwy_FOUND)
+    message(FATAL_ERROR
+      "eltwise: Highway was not found; the CPU backend's SIMD kernels need it.\n"
+      "Install it (Debian/Ubuntu: apt-get install libhwy-dev; or set hwy_DIR to the folder "
+      "holding hwy-config.cmake), or configure with -DELTWISE_SIMD=OFF for a scalar-only build "
+      "(exact but much slower).")
+  endif()
+  set(ELTWISE_WITH_HWY ON)
+  list(APPEND eltwise_sources ${CMAKE_CURRENT_LIST_DIR}/simd_kernels.cc)
+  list(APPEND eltwise_link_libraries hwy::hwy)
+  message(STATUS "eltwise: Highway ${hwy_VERSION} SIMD kernels (${hwy_DIR})")
 else()
-  target_sources(eltwise PRIVATE ${CMAKE_CURRENT_LIST_DIR}/no_simd.cc)
-  message(WARNING "eltwise: Highway (libhwy-dev) not found; the CPU backend is scalar only")
+  list(APPEND eltwise_sources ${CMAKE_CURRENT_LIST_DIR}/no_simd.cc)
+  message(STATUS "eltwise: ELTWISE_SIMD=OFF: scalar reference kernels only (no SIMD)")
 endif()
