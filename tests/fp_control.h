@@ -1,4 +1,4 @@
-// The floating-point control register that results must never depend on (DESIGN.md section 1):
+// The floating-point control register that results must never depend on (docs/semantics.md):
 // x86 MXCSR (rounding control, FTZ, DAZ) or Arm FPCR (RMode, FZ, FZ16). FpControlStates lists
 // every rounding mode, each with and without flushing subnormals, on top of the current state.
 #pragma once

@@ -1,11 +1,11 @@
-// The test oracle: DESIGN.md section 1 written a second time, independently of src/ref/functors.h.
-// It decodes values to double (exact for every float format) or 64-bit integers and rounds with
-// exact double arithmetic and the language's float-to-integer conversion (which truncates),
-// never with the C library: libm's round/nearbyint/floor/ceil/ldexp are the very functions whose
-// halves, near-halves and subnormals the tests check (mingw-w64's round(0.49999999999999994) is 1),
-// and nearbyint would also follow the caller's rounding mode. Comparisons and conversions of
-// subnormals are exact as long as the caller has not set FTZ/DAZ (the tests restore the
-// floating-point environment before consulting the oracle).
+// The test oracle: docs/semantics.md section 1 written a second time, independently of
+// src/ref/functors.h. It decodes values to double (exact for every float format) or 64-bit
+// integers and rounds with exact double arithmetic and the language's float-to-integer conversion
+// (which truncates), never with the C library: libm's round/nearbyint/floor/ceil/ldexp are the
+// very functions whose halves, near-halves and subnormals the tests check (mingw-w64's
+// round(0.49999999999999994) is 1), and nearbyint would also follow the caller's rounding mode.
+// Comparisons and conversions of subnormals are exact as long as the caller has not set FTZ/DAZ
+// (the tests restore the floating-point environment before consulting the oracle).
 #pragma once
 
 #include <cstdint>
