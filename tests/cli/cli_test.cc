@@ -52,9 +52,18 @@ std::string Quote(const std::string& s) {
 #endif
 }
 
+// A captured stdout/stderr as text (Windows writes text-mode streams with CR LF line ends).
 std::string SlurpText(const fs::path& path) {
   const std::vector<std::byte> bytes = ReadFileBytes(path);
-  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::string text;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const char c = static_cast<char>(bytes[i]);
+#if defined(_WIN32)
+    if (c == '\r' && i + 1 < bytes.size() && bytes[i + 1] == std::byte{'\n'}) continue;
+#endif
+    text += c;
+  }
+  return text;
 }
 
 // Decoded oracle result of `op` ("sign" / "round") with `option` (nan policy / mode) on x.
