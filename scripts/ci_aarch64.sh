@@ -32,26 +32,26 @@ for cpu in max,sve=off max,sve128=on max,sve-default-vector-length=32 \
   echo "-- aarch64 [$cpu]: $(QEMU_CPU=$cpu qemu-aarch64 $bin/tools/eltwise info | grep targets)"
 done
 
+# Every test program on the NEON CPU (eltwise_tests: the NEON, SCALAR and reference tables and
+# everything that is not a kernel table). The CLI tests start the tool through qemu-aarch64, and
+# the child inherits QEMU_CPU. eltwise_huge_test (opt-in, ~9 GiB) is left out.
+export GTEST_BRIEF=1
 neon=max,sve=off
-run $neon "eltwise_tests (NEON, SCALAR and reference tables; everything else)" \
-  $bin/tests/eltwise_tests --gtest_brief=1
-# The CLI tests start the tool through qemu-aarch64 (the child inherits QEMU_CPU).
-run $neon "eltwise_cli_tests" $bin/tests/cli/eltwise_cli_tests --gtest_brief=1
-run $neon "eltwise_npy_tests" $bin/tests/cli/eltwise_npy_tests --gtest_brief=1
-run $neon "eltwise_fuzz_regression_test" $bin/tests/eltwise_fuzz_regression_test --gtest_brief=1
-run $neon "eltwise_stress_test" $bin/tests/eltwise_stress_test --gtest_brief=1
+for program in $(find $bin/tests -type f -perm -u+x -name 'eltwise_*test*' \
+                   ! -name 'eltwise_huge_test' | sort); do
+  run $neon "$(basename "$program")" "$program"
+done
 
 # SVE tables only (NEON and SCALAR ran above), plus the tests that go through the public API,
 # which now dispatch to the best SVE table, and the all-table checks of CpuKernelTables (the FPCR
 # one, which runs every table, once).
 sve='*KernelSemantics*/SVE*:*PublicApiSemantics*:Layout.*'
 run max,sve128=on "eltwise_tests (SVE2_128, SVE2 and SVE at 128 bits)" $bin/tests/eltwise_tests \
-  --gtest_brief=1 --gtest_filter="$sve:CpuKernelTables.*:CpuLayouts.*:FloatingPointEnvironment.*"
+  --gtest_filter="$sve:CpuKernelTables.*:CpuLayouts.*:FloatingPointEnvironment.*"
 run max,sve-default-vector-length=32 "eltwise_tests (SVE_256)" $bin/tests/eltwise_tests \
-  --gtest_brief=1 --gtest_filter='*KernelSemantics*/SVE_256_*:*PublicApiSemantics*'
+  --gtest_filter='*KernelSemantics*/SVE_256_*:*PublicApiSemantics*'
 run max,sve-default-vector-length=256 "eltwise_tests (SVE2 and SVE at 2048 bits)" \
-  $bin/tests/eltwise_tests --gtest_brief=1 \
-  --gtest_filter="$sve:CpuKernelTables.*:-*ControlRegister*"
+  $bin/tests/eltwise_tests --gtest_filter="$sve:CpuKernelTables.*:-*ControlRegister*"
 
 if python3 -c "import numpy, ml_dtypes" 2>/dev/null; then
   QEMU_CPU=max,sve128=on timed "[max,sve128=on] numpy interop" \

@@ -20,11 +20,12 @@ run() {  # run NAME PROGRAM ARGS...: one program under qemu-s390x
   timed "$name" qemu-s390x "$@"
 }
 echo "-- s390x: $(qemu-s390x $bin/tools/eltwise info | grep targets)"
+export GTEST_BRIEF=1
 semantics='*KernelSemantics*:*PublicApiSemantics*:DirectMLRoundingTable.*'
 semantics+=':SignedZeroAndSpecials.*:IntegerSign.*:SignOnnxExample.*'
 run "eltwise_tests (kernel tables, public API, DirectML table)" $bin/tests/eltwise_tests \
-  --gtest_brief=1 --gtest_filter="$semantics"
-run "eltwise_npy_tests (both byte orders)" $bin/tests/cli/eltwise_npy_tests --gtest_brief=1
-run "eltwise_cli_tests" $bin/tests/cli/eltwise_cli_tests --gtest_brief=1
-run "eltwise_fuzz_regression_test" $bin/tests/eltwise_fuzz_regression_test --gtest_brief=1
+  --gtest_filter="$semantics"
+run "eltwise_npy_tests (both byte orders)" $bin/tests/cli/eltwise_npy_tests
+run "eltwise_cli_tests" $bin/tests/cli/eltwise_cli_tests
+run "eltwise_fuzz_regression_test" $bin/tests/eltwise_fuzz_regression_test
 step "done"
