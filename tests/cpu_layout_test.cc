@@ -1,6 +1,7 @@
 // CPU backend layouts, threads and kernels, bit for bit against the scalar reference:
-//  * every kernel table (each SIMD target) under every MXCSR rounding mode and FTZ/DAZ, including
-//    the non-temporal-store kernels and guard bytes around the output;
+//  * every kernel table (each SIMD target) under every MXCSR/FPCR rounding mode and with
+//    subnormals flushed (FTZ/DAZ, FZ), including the non-temporal-store kernels and guard bytes
+//    around the output;
 //  * the public API (Compile/Execute) on transposed, broadcast, padded-row, negative-stride,
 //    in-place and partially overlapping tensors, with 1, 2 and 3 threads and sizes around the
 //    parallel grain, checking that bytes no output element addresses are never written;
@@ -19,12 +20,9 @@
 #include "core/function.h"
 #include "cpu/kernels.h"
 #include "eltwise/eltwise.h"
+#include "fp_control.h"
 #include "ref/compare.h"
 #include "test_values.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#endif
 
 namespace eltwise::testing {
 namespace {
@@ -166,10 +164,11 @@ TEST(CpuKernelTables, PatternFillAtEveryAlignmentAndLength) {
   }
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-// Every table, every float function: independent of MXCSR rounding mode and FTZ/DAZ.
-TEST(CpuKernelTables, IndependentOfMxcsrOnEveryTarget) {
-  const unsigned saved = _mm_getcsr();
+#if ELTWISE_TEST_FP_CONTROL
+// Every table, every float function: independent of the MXCSR / FPCR rounding mode and of
+// flushing subnormals (FTZ/DAZ, FZ/FZ16).
+TEST(CpuKernelTables, IndependentOfControlRegisterOnEveryTarget) {
+  const FpControl saved = GetFpControl();
   for (const NamedKernelTable& table : AvailableKernelTables()) {
     for (DataType type :
          {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16}) {
@@ -179,20 +178,18 @@ TEST(CpuKernelTables, IndependentOfMxcsrOnEveryTarget) {
       for (Function f : AllFunctions()) {
         std::vector<std::byte> want(input.size()), got(input.size());
         ReferenceKernels().Contiguous(f, type)(input.data(), want.data(), n);
-        for (unsigned rounding : {0x0000u, 0x2000u, 0x4000u, 0x6000u}) {
-          for (unsigned flush : {0x0000u, 0x8040u}) {  // FTZ | DAZ
-            for (bool stream : {false, true}) {
-              const ContiguousKernel kernel = stream ? table.table->ContiguousStream(f, type)
-                                                     : table.table->Contiguous(f, type);
-              _mm_setcsr((saved & ~0xE040u) | rounding | flush);
-              kernel(input.data(), got.data(), n);
-              _mm_setcsr(saved);
-              for (size_t i = 0; i < n; ++i) {
-                if (!SameResult(type, want.data() + i * esize, got.data() + i * esize)) {
-                  ADD_FAILURE() << table.name << " " << Name(f) << " " << Name(type) << " mxcsr=0x"
-                                << std::hex << (rounding | flush) << std::dec << " element " << i;
-                  break;
-                }
+        for (FpControl state : FpControlStates(saved)) {
+          for (bool stream : {false, true}) {
+            const ContiguousKernel kernel =
+                stream ? table.table->ContiguousStream(f, type) : table.table->Contiguous(f, type);
+            SetFpControl(state);
+            kernel(input.data(), got.data(), n);
+            SetFpControl(saved);
+            for (size_t i = 0; i < n; ++i) {
+              if (!SameResult(type, want.data() + i * esize, got.data() + i * esize)) {
+                ADD_FAILURE() << table.name << " " << Name(f) << " " << Name(type) << " "
+                              << FpControlName(state) << " element " << i;
+                break;
               }
             }
           }

@@ -1,12 +1,15 @@
 // The test oracle: docs/semantics.md section 1 written a second time, independently of
-// src/ref/functors.h. It decodes values to double (exact for every float format) or 64-bit integers
-// and uses <cmath> (nearbyint under an explicitly set FE_TONEAREST, trunc, round = halves away,
-// floor, ceil).
+// src/ref/functors.h. It decodes values to double (exact for every float format) or 64-bit
+// integers and rounds with exact double arithmetic and the language's float-to-integer conversion
+// (which truncates), never with the C library: libm's round/nearbyint/floor/ceil/ldexp are the
+// very functions whose halves, near-halves and subnormals the tests check (mingw-w64's
+// round(0.49999999999999994) is 1), and nearbyint would also follow the caller's rounding mode.
+// Comparisons and conversions of subnormals are exact as long as the caller has not set FTZ/DAZ
+// (the tests restore the floating-point environment before consulting the oracle).
 #pragma once
 
-#include <cfenv>
-#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -23,28 +26,52 @@ struct Decoded {
   uint64_t unsigned_value = 0;
 };
 
-inline double DecodeHalf(uint16_t bits) {
-  const int sign = bits >> 15;
-  const int exponent = (bits >> 10) & 0x1F;
-  const int mantissa = bits & 0x3FF;
-  double magnitude;
-  if (exponent == 0x1F) {
-    magnitude = mantissa ? std::numeric_limits<double>::quiet_NaN()
-                         : std::numeric_limits<double>::infinity();
-  } else if (exponent == 0) {
-    magnitude = std::ldexp(static_cast<double>(mantissa), -24);
-  } else {
-    magnitude = std::ldexp(static_cast<double>(1024 + mantissa), exponent - 25);
-  }
-  return sign ? -magnitude : magnitude;
+// 2^e as a double, built from its bit pattern (e in [-1074, 1023]).
+inline double PowerOfTwo(int e) {
+  const uint64_t bits =
+      e >= -1022 ? static_cast<uint64_t>(e + 1023) << 52 : uint64_t{1} << (e + 1074);  // subnormal
+  double d;
+  std::memcpy(&d, &bits, 8);
+  return d;
 }
 
-inline double DecodeBFloat16(uint16_t bits) {
-  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
-  float f;
-  std::memcpy(&f, &wide, 4);
-  return f;
+inline double Negated(double x, bool negative) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, 8);
+  if (negative) bits |= uint64_t{1} << 63;
+  std::memcpy(&x, &bits, 8);
+  return x;
 }
+
+inline bool SignBit(double x) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, 8);
+  return (bits >> 63) != 0;
+}
+
+// A binary floating-point format with `exponent_bits` and `mantissa_bits` below the sign bit:
+// (-1)^s * mantissa * 2^(e - bias - mantissa_bits), with the implicit 1 for normal numbers. The
+// product is exact (every format here fits in a double).
+inline double DecodeBinary(uint64_t bits, int exponent_bits, int mantissa_bits) {
+  const int bias = (1 << (exponent_bits - 1)) - 1;
+  const bool negative = ((bits >> (exponent_bits + mantissa_bits)) & 1) != 0;
+  const int exponent = static_cast<int>((bits >> mantissa_bits) & ((1u << exponent_bits) - 1));
+  const uint64_t mantissa = bits & ((uint64_t{1} << mantissa_bits) - 1);
+  double magnitude;
+  if (exponent == (1 << exponent_bits) - 1) {
+    magnitude = mantissa != 0 ? std::numeric_limits<double>::quiet_NaN()
+                              : std::numeric_limits<double>::infinity();
+  } else if (exponent == 0) {
+    magnitude = static_cast<double>(mantissa) * PowerOfTwo(1 - bias - mantissa_bits);
+  } else {
+    magnitude = static_cast<double>(mantissa | (uint64_t{1} << mantissa_bits)) *
+                PowerOfTwo(exponent - bias - mantissa_bits);
+  }
+  return Negated(magnitude, negative);
+}
+
+inline double DecodeHalf(uint16_t bits) { return DecodeBinary(bits, 5, 10); }
+inline double DecodeBFloat16(uint16_t bits) { return DecodeBinary(bits, 8, 7); }
 
 inline Decoded Decode(DataType type, const void* p) {
   Decoded d;
@@ -54,7 +81,7 @@ inline Decoded Decode(DataType type, const void* p) {
   };
   switch (type) {
     case DataType::kFloat32:
-      d.real = load(float{});
+      d.real = DecodeBinary(load(uint32_t{}), 8, 23);
       break;
     case DataType::kFloat64:
       d.real = load(double{});
@@ -90,7 +117,7 @@ inline Decoded Decode(DataType type, const void* p) {
       d.unsigned_value = load(uint64_t{});
       break;
   }
-  d.is_nan = IsFloatingPoint(type) && std::isnan(d.real);
+  d.is_nan = IsFloatingPoint(type) && d.real != d.real;
   return d;
 }
 
@@ -112,32 +139,45 @@ inline Decoded OracleSign(DataType type, const Decoded& x, NanPolicy nan) {
   return r;
 }
 
+// x rounded to an integral value by `mode`, keeping the sign of x (-0.4 -> -0, ceil(-0.5) -> -0).
+// Below 2^52 the conversion to int64_t truncates exactly, x - trunc(x) is exact, and so are the
+// comparisons with 0.5 and the +-1 steps; from 2^52 on (and +-inf) every double is integral.
+inline double OracleRoundReal(double x, RoundingMode mode) {
+  const double magnitude = SignBit(x) ? -x : x;
+  if (!(magnitude < 4503599627370496.0)) return x;  // 2^52, infinities
+  const int64_t whole = static_cast<int64_t>(x);
+  const double truncated = static_cast<double>(whole);
+  const double fraction = x - truncated;  // exact; same sign as x (or zero)
+  const double away = x < 0 ? -1.0 : 1.0;
+  const double fraction_magnitude = fraction < 0 ? -fraction : fraction;
+  double r = truncated;
+  switch (mode) {
+    case RoundingMode::kHalvesToNearestEven:
+      if (fraction_magnitude > 0.5 || (fraction_magnitude == 0.5 && whole % 2 != 0)) {
+        r = truncated + away;
+      }
+      break;
+    case RoundingMode::kTowardZero:
+      break;
+    case RoundingMode::kTowardInfinity:  // halves away from zero
+      if (fraction_magnitude >= 0.5) r = truncated + away;
+      break;
+    case RoundingMode::kDown:
+      if (fraction < 0) r = truncated - 1.0;
+      break;
+    case RoundingMode::kUp:
+      if (fraction > 0) r = truncated + 1.0;
+      break;
+  }
+  return r == 0 ? Negated(0.0, SignBit(x)) : r;
+}
+
 // What Round must return for input x (same type).
 inline Decoded OracleRound(DataType type, const Decoded& x, RoundingMode mode) {
   if (!IsFloatingPoint(type)) return x;
   Decoded r = x;
   if (x.is_nan) return r;
-  switch (mode) {
-    case RoundingMode::kHalvesToNearestEven: {
-      const int saved = std::fegetround();
-      std::fesetround(FE_TONEAREST);
-      r.real = std::nearbyint(x.real);
-      std::fesetround(saved);
-      break;
-    }
-    case RoundingMode::kTowardZero:
-      r.real = std::trunc(x.real);
-      break;
-    case RoundingMode::kTowardInfinity:
-      r.real = std::round(x.real);
-      break;  // halves away
-    case RoundingMode::kDown:
-      r.real = std::floor(x.real);
-      break;
-    case RoundingMode::kUp:
-      r.real = std::ceil(x.real);
-      break;
-  }
+  r.real = OracleRoundReal(x.real, mode);
   return r;
 }
 
@@ -155,7 +195,7 @@ inline std::string ToString(DataType type, const Decoded& d) {
   if (IsFloatingPoint(type)) {
     char buffer[64];
     snprintf(buffer, sizeof buffer, "%.17g", d.real);
-    return (std::signbit(d.real) && d.real == 0) ? "-0" : buffer;
+    return (SignBit(d.real) && d.real == 0) ? "-0" : buffer;
   }
   return IsSignedInteger(type) ? std::to_string(d.signed_value) : std::to_string(d.unsigned_value);
 }

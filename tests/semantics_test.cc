@@ -7,12 +7,9 @@
 
 #include "core/function.h"
 #include "cpu/kernels.h"
+#include "fp_control.h"
 #include "oracle.h"
 #include "test_values.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <xmmintrin.h>
-#endif
 
 namespace eltwise::testing {
 namespace {
@@ -237,40 +234,34 @@ TEST(IntegerSign, MinimumIsMinusOne) {
   EXPECT_EQ(out[4], 1);
 }
 
-#if defined(__x86_64__) || defined(__i386__)
-// Results must not depend on MXCSR: every rounding mode, with and without FTZ/DAZ.
-TEST(FloatingPointEnvironment, ResultsIndependentOfMxcsr) {
+#if ELTWISE_TEST_FP_CONTROL
+// Results must not depend on MXCSR / FPCR: every rounding mode, with and without flushing
+// subnormals (FTZ/DAZ, FZ/FZ16).
+TEST(FloatingPointEnvironment, ResultsIndependentOfControlRegister) {
   for (DataType type :
        {DataType::kFloat32, DataType::kFloat64, DataType::kFloat16, DataType::kBFloat16}) {
     const std::vector<std::byte> in = TestInputs(type, 1 << 14);
     const size_t n = in.size() / ElementSize(type);
-    std::vector<std::byte> reference(in.size()), out(in.size());
-    const unsigned saved = _mm_getcsr();
-    for (unsigned rounding : {0x0000u, 0x2000u, 0x4000u, 0x6000u}) {
-      for (unsigned flush : {0x0000u, 0x8040u}) {  // FTZ | DAZ
-        for (int f = 0; f < kFunctionCount; ++f) {
-          const auto function = static_cast<Function>(f);
-          if (function == Function::kCopy) continue;
-          const bool is_sign =
-              function == Function::kSignNanZero || function == Function::kSignNanPropagate;
-          auto run = [&](std::byte* dst) {
-            if (is_sign) {
-              return Sign(
-                  type, n, in.data(), dst,
-                  function == Function::kSignNanZero ? NanPolicy::kZero : NanPolicy::kPropagate);
-            }
-            return Round(type, n, in.data(), dst,
-                         static_cast<RoundingMode>(
-                             f - static_cast<int>(Function::kRoundHalvesToNearestEven)));
-          };
-          ASSERT_TRUE(run(reference.data()).ok());
-          _mm_setcsr((saved & ~0xE040u) | rounding | flush);
-          const Status status = run(out.data());
-          _mm_setcsr(saved);
-          ASSERT_TRUE(status.ok());
-          ExpectMatchesOracle(function, type, in, out.data(), ElementSize(type),
-                              "mxcsr=" + std::to_string(rounding | flush));
-        }
+    std::vector<std::byte> out(in.size());
+    const FpControl saved = GetFpControl();
+    for (FpControl state : FpControlStates(saved)) {
+      for (int f = 0; f < kFunctionCount; ++f) {
+        const auto function = static_cast<Function>(f);
+        if (function == Function::kCopy) continue;
+        const bool is_sign =
+            function == Function::kSignNanZero || function == Function::kSignNanPropagate;
+        SetFpControl(state);
+        const Status status =
+            is_sign ? Sign(type, n, in.data(), out.data(),
+                           function == Function::kSignNanZero ? NanPolicy::kZero
+                                                              : NanPolicy::kPropagate)
+                    : Round(type, n, in.data(), out.data(),
+                            static_cast<RoundingMode>(
+                                f - static_cast<int>(Function::kRoundHalvesToNearestEven)));
+        SetFpControl(saved);
+        ASSERT_TRUE(status.ok());
+        ExpectMatchesOracle(function, type, in, out.data(), ElementSize(type),
+                            FpControlName(state));
       }
     }
   }

@@ -99,7 +99,8 @@ std::pair<uint64_t, uint64_t> Part(uint64_t bytes, int t, int threads) {
 // write): 256 bytes per step in vector registers, built for the widest x86 vectors available.
 typedef unsigned char Block64 __attribute__((vector_size(64), aligned(1), may_alias));
 // Not under sanitizers: an ifunc resolver runs before their runtime is up (TSan crashes there).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+// ifunc exists only in ELF (not on Windows).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__) && \
     !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif

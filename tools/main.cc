@@ -11,6 +11,9 @@ int main(int argc, char** argv) {
   CLI::App app("eltwise: exact DirectML/ONNX Sign and Round on .npy files", "eltwise");
   app.set_version_flag("--version", std::string(eltwise::Version()));
   app.require_subcommand(1);
+  // Options are --name everywhere: on Windows CLI11 would also take /name, which would swallow
+  // rooted paths such as /data/in.npy.
+  app.allow_windows_style_options(false);
   for (const RegisteredCommand& command : RegisteredCommands()) command.add(app);
 
   // CLI11 would report a mistyped command as a missing one; name it instead.

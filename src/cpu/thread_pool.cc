@@ -18,6 +18,8 @@ namespace {
 // another then starts without a futex wake-up (tens of microseconds on a busy machine).
 constexpr auto kSpin = std::chrono::microseconds(50);
 constexpr int kMaxWorkers = 1023;
+// Pauses the caller spins for its helpers to finish before it yields the core instead.
+constexpr int kSpinsBeforeYield = 4096;
 }  // namespace
 
 ThreadPool& ThreadPool::Global() {
@@ -80,7 +82,15 @@ void ThreadPool::Run(size_t tasks, int threads, void (*function)(const void*, si
     if (it != queue_.end()) queue_.erase(it);
     queued_.store(queue_.size(), std::memory_order_release);
   }
-  while (job.helpers_running.load(std::memory_order_acquire) != 0) ELTWISE_PAUSE();
+  // Helpers that joined are finishing their last tasks: spin briefly, then give the core away, so
+  // that a helper waiting for it (an oversubscribed or emulated machine) can finish.
+  for (int spins = 0; job.helpers_running.load(std::memory_order_acquire) != 0; ++spins) {
+    if (spins < kSpinsBeforeYield) {
+      ELTWISE_PAUSE();
+    } else {
+      std::this_thread::yield();
+    }
+  }
 }
 
 void ThreadPool::WorkerLoop() {

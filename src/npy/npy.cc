@@ -8,7 +8,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#if defined(_WIN32)
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <io.h>
+#include <windows.h>
+#else
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -293,9 +304,94 @@ Status ErrnoStatus(const std::string& what, const std::string& path) {
   return Status(StatusCode::kIoError, what + " '" + path + "': " + std::strerror(errno));
 }
 
+// Files, as C runtime descriptors: POSIX open/read/write/fsync/rename, or on Windows the C
+// runtime's _open family in binary mode (no CR/LF translation), not inherited by child processes,
+// _commit (FlushFileBuffers) and MoveFileEx. Paths are narrow strings as the system takes them
+// (UTF-8 on POSIX systems, the ANSI code page on Windows, like argv).
+#if defined(_WIN32)
+using IoCount = int;
+// A directory fails here with EACCES (POSIX opens it and fails the read with EISDIR): it is
+// reported as EISDIR, so that both systems say the same.
+int OpenForReading(const std::string& path) {
+  const int fd = ::_open(path.c_str(), _O_RDONLY | _O_BINARY | _O_NOINHERIT);
+  if (fd < 0 && errno == EACCES) {
+    const DWORD attributes = ::GetFileAttributesA(path.c_str());
+    if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY) != 0) {
+      errno = EISDIR;
+    }
+  }
+  return fd;
+}
+int CreateExclusive(const std::string& path) {
+  return ::_open(path.c_str(), _O_WRONLY | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT,
+                 _S_IREAD | _S_IWRITE);
+}
+uint64_t FileSizeHint(int fd) {
+  struct _stat64 st {};
+  return ::_fstat64(fd, &st) == 0 && (st.st_mode & _S_IFMT) == _S_IFREG && st.st_size > 0
+             ? static_cast<uint64_t>(st.st_size)
+             : 0;
+}
+IoCount ReadSome(int fd, std::byte* data, size_t bytes) {
+  return ::_read(fd, data, static_cast<unsigned>(std::min<size_t>(bytes, size_t{1} << 30)));
+}
+IoCount WriteSome(int fd, const std::byte* data, size_t bytes) {
+  return ::_write(fd, data, static_cast<unsigned>(std::min<size_t>(bytes, size_t{1} << 30)));
+}
+int FlushToDisk(int fd) { return ::_commit(fd); }
+int CloseFile(int fd) { return ::_close(fd); }
+int RemoveFile(const std::string& path) { return ::_unlink(path.c_str()); }
+uint64_t ProcessId() { return ::GetCurrentProcessId(); }
+// Replaces `to` with `from` in one step, and returns once the rename is on disk.
+Status MoveIntoPlace(const std::string& from, const std::string& to) {
+  if (::MoveFileExA(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+    return Status::Ok();
+  }
+  const DWORD error = ::GetLastError();
+  char text[256] = {};
+  const DWORD length = ::FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+                                        nullptr, error, 0, text, sizeof text, nullptr);
+  std::string message(text, length);
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r' ||
+                              message.back() == ' ' || message.back() == '.')) {
+    message.pop_back();
+  }
+  if (message.empty()) message = "Windows error " + std::to_string(error);
+  return Status(StatusCode::kIoError, "cannot replace '" + to + "': " + message);
+}
+#else
+using IoCount = ssize_t;
+int OpenForReading(const std::string& path) { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); }
+// Mode 0666 lets the umask set the permissions as for any new file.
+int CreateExclusive(const std::string& path) {
+  return ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+}
+uint64_t FileSizeHint(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+             ? static_cast<uint64_t>(st.st_size)
+             : 0;
+}
+IoCount ReadSome(int fd, std::byte* data, size_t bytes) {
+  return ::read(fd, data, std::min<size_t>(bytes, size_t{1} << 30));
+}
+IoCount WriteSome(int fd, const std::byte* data, size_t bytes) {
+  return ::write(fd, data, std::min<size_t>(bytes, size_t{1} << 30));
+}
+int FlushToDisk(int fd) { return ::fsync(fd); }
+int CloseFile(int fd) { return ::close(fd); }
+int RemoveFile(const std::string& path) { return ::unlink(path.c_str()); }
+uint64_t ProcessId() { return static_cast<uint64_t>(::getpid()); }
+// rename() replaces `to` atomically (both are in the same directory).
+Status MoveIntoPlace(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) == 0) return Status::Ok();
+  return ErrnoStatus("cannot replace", to);
+}
+#endif
+
 Status WriteAll(int fd, const std::byte* data, size_t bytes) {
   while (bytes != 0) {
-    const ssize_t n = ::write(fd, data, std::min<size_t>(bytes, size_t{1} << 30));
+    const IoCount n = WriteSome(fd, data, bytes);
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status(StatusCode::kIoError, std::strerror(errno));
@@ -430,26 +526,24 @@ Expected<Array> Parse(std::span<const std::byte> file) {
 }
 
 Expected<Array> Read(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("cannot open", path);
+  const int fd = OpenForReading(path);
+  if (fd < 0) return ErrnoStatus(errno == EISDIR ? "cannot read" : "cannot open", path);
   std::vector<std::byte> bytes;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    bytes.reserve(static_cast<size_t>(st.st_size));
-  }
+  bytes.reserve(static_cast<size_t>(
+      std::min<uint64_t>(FileSizeHint(fd), std::numeric_limits<size_t>::max())));
   std::byte buffer[1 << 16];
   for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    const IoCount n = ReadSome(fd, buffer, sizeof buffer);
     if (n < 0) {
       if (errno == EINTR) continue;
       Status s = ErrnoStatus("cannot read", path);
-      ::close(fd);
+      CloseFile(fd);
       return s;
     }
     if (n == 0) break;
     bytes.insert(bytes.end(), buffer, buffer + n);
   }
-  ::close(fd);
+  CloseFile(fd);
   Expected<Array> array = Parse(bytes);
   if (!array.ok()) {
     return Status(array.status().code(), path + ": " + array.status().message());
@@ -490,8 +584,7 @@ Status Write(const std::string& path, const Array& array) {
   if (Status s = Check(array); !s.ok()) return s;
   const std::vector<std::byte> bytes = Serialize(array);
 
-  // A unique name in the same directory, so rename() replaces `path` atomically. O_EXCL with
-  // mode 0666 lets the umask set the permissions as for any new file.
+  // A unique name in the same directory, so that MoveIntoPlace swaps it in atomically.
   const std::filesystem::path target(path);
   const std::filesystem::path directory = target.parent_path();
   static std::atomic<uint64_t> counter{0};
@@ -500,11 +593,11 @@ Status Write(const std::string& path, const Array& array) {
   for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
     std::string name = ".";  // appended piecewise: GCC 12 warns falsely on "." + string
     name += target.filename().string();
-    name += ".tmp-" + std::to_string(::getpid());
+    name += ".tmp-" + std::to_string(ProcessId());
     name += '-';
     name += std::to_string(counter++);
     temp = (directory.empty() ? std::filesystem::path(name) : directory / name).string();
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    fd = CreateExclusive(temp);
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) return ErrnoStatus("cannot create a temporary file for", path);
@@ -512,14 +605,12 @@ Status Write(const std::string& path, const Array& array) {
   Status status = WriteAll(fd, bytes.data(), bytes.size());
   if (!status.ok()) {
     status = Status(StatusCode::kIoError, "cannot write '" + temp + "': " + status.message());
-  } else if (::fsync(fd) != 0) {
+  } else if (FlushToDisk(fd) != 0) {
     status = ErrnoStatus("cannot flush", temp);
   }
-  if (::close(fd) != 0 && status.ok()) status = ErrnoStatus("cannot close", temp);
-  if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
-    status = ErrnoStatus("cannot replace", path);
-  }
-  if (!status.ok()) ::unlink(temp.c_str());
+  if (CloseFile(fd) != 0 && status.ok()) status = ErrnoStatus("cannot close", temp);
+  if (status.ok()) status = MoveIntoPlace(temp, path);
+  if (!status.ok()) RemoveFile(temp);
   return status;
 }
 

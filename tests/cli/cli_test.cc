@@ -1,8 +1,9 @@
 // Tests of the `eltwise` executable: .npy files built by hand (tests/cli/npy_bytes.h), the tool run
 // as a subprocess, outputs split by the test and compared bit for bit with tests/oracle.h.
 #include <gtest/gtest.h>
+#if !defined(_WIN32)
 #include <sys/wait.h>
-#include <unistd.h>
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,10 @@
 
 #ifndef ELTWISE_CLI_PATH
 #error "ELTWISE_CLI_PATH must name the eltwise executable"
+#endif
+// Cross builds: the command that starts a target program (e.g. "qemu-aarch64 -L /usr/...").
+#ifndef ELTWISE_CLI_LAUNCHER
+#define ELTWISE_CLI_LAUNCHER ""
 #endif
 
 namespace eltwise::testing {
@@ -35,15 +40,30 @@ struct CliResult {
   std::string err;
 };
 
+// One word of a command line for std::system: POSIX sh, or cmd.exe on Windows (no argument of
+// these tests holds a double quote).
 std::string Quote(const std::string& s) {
+#if defined(_WIN32)
+  return "\"" + s + "\"";
+#else
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+#endif
 }
 
+// A captured stdout/stderr as text (Windows writes text-mode streams with CR LF line ends).
 std::string SlurpText(const fs::path& path) {
   const std::vector<std::byte> bytes = ReadFileBytes(path);
-  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::string text;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const char c = static_cast<char>(bytes[i]);
+#if defined(_WIN32)
+    if (c == '\r' && i + 1 < bytes.size() && bytes[i + 1] == std::byte{'\n'}) continue;
+#endif
+    text += c;
+  }
+  return text;
 }
 
 // Decoded oracle result of `op` ("sign" / "round") with `option` (nan policy / mode) on x.
@@ -52,18 +72,35 @@ Decoded Expect(DataType type, const std::string& op, const std::string& option, 
   return OracleRound(type, x, *ParseRoundingMode(option));
 }
 
+// The tool's path as the system shell wants it. Windows: with its drive and backslashes (a
+// cross build names it /path/eltwise.exe, which is rooted on the current drive).
+std::string ToolPath() {
+#if defined(_WIN32)
+  return fs::absolute(fs::path(ELTWISE_CLI_PATH)).make_preferred().string();
+#else
+  return ELTWISE_CLI_PATH;
+#endif
+}
+
 class Cli : public ScratchDirTest {
  protected:
   fs::path Path(const std::string& name) const { return dir_ / name; }
 
   CliResult Run(const std::vector<std::string>& args) const {
-    std::string command = Quote(ELTWISE_CLI_PATH);
+    std::string command = std::string(ELTWISE_CLI_LAUNCHER) + " " + Quote(ToolPath());
     for (const std::string& a : args) command += " " + Quote(a);
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
     command += " >" + Quote(out.string()) + " 2>" + Quote(err.string());
+#if defined(_WIN32)
+    // cmd /c drops the first and the last quote of the line: one more pair keeps the words'.
+    const int status = std::system(("\"" + command + "\"").c_str());
+    CliResult r;
+    r.exit_code = status;  // the program's exit code (cmd's own is 1 when it cannot start it)
+#else
     const int status = std::system(command.c_str());
     CliResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+#endif
     r.out = SlurpText(out);
     r.err = SlurpText(err);
     return r;
@@ -78,7 +115,7 @@ class Cli : public ScratchDirTest {
     const size_t element_size = ElementSize(type);
     const std::string descr = TestDescr(type, big_endian);
     const std::vector<std::byte> file_data =
-        big_endian ? TestSwapped(native_values, element_size) : native_values;
+        TestInByteOrder(native_values, element_size, big_endian);
     const fs::path in = Path("in.npy"), out = Path("out.npy");
     WriteFileBytes(in, TestNpyFile(version, TestDict(descr, fortran, shape), file_data));
     std::vector<std::string> args = {op, op == "sign" ? "--nan" : "--mode", option};
@@ -93,8 +130,7 @@ class Cli : public ScratchDirTest {
     EXPECT_EQ(result.version, version);
     EXPECT_EQ(result.header, TestCompactDict(descr, fortran, shape));
     ASSERT_EQ(result.data.size(), file_data.size());
-    const std::vector<std::byte> values =
-        big_endian ? TestSwapped(result.data, element_size) : result.data;
+    const std::vector<std::byte> values = TestInByteOrder(result.data, element_size, big_endian);
     int failures = 0;
     for (size_t i = 0; i * element_size < values.size() && failures < 10; ++i) {
       const Decoded x = Decode(type, native_values.data() + i * element_size);
@@ -201,7 +237,7 @@ TEST_F(Cli, HeaderVersionsAreKept) {
 }
 
 TEST_F(Cli, NativeAndNotApplicableByteOrders) {
-  // '=' and '|' mean native (little-endian here); the output says '<'.
+  // '=' and '|' mean native; the output names the order ('<' on a little-endian machine).
   for (const char* descr : {"=f4", "|f4"}) {
     const float x[3] = {-1.5f, 2.5f, 0.5f};
     std::vector<std::byte> data(sizeof x);
@@ -211,7 +247,7 @@ TEST_F(Cli, NativeAndNotApplicableByteOrders) {
     const CliResult r = Run({"round", in.string(), out.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const TestParsedNpy result = TestSplitNpy(ReadFileBytes(out));
-    EXPECT_EQ(result.header, TestCompactDict("<f4", false, "(3,)"));
+    EXPECT_EQ(result.header, TestCompactDict(kTestHostBigEndian ? ">f4" : "<f4", false, "(3,)"));
     const float want[3] = {-2.0f, 2.0f, 0.0f};
     ASSERT_EQ(result.data.size(), sizeof want);
     EXPECT_EQ(std::memcmp(result.data.data(), want, sizeof want), 0);
@@ -223,7 +259,8 @@ TEST_F(Cli, InPlaceFile) {
   std::vector<std::byte> data(sizeof x);
   std::memcpy(data.data(), x, sizeof x);
   const fs::path file = Path("same.npy");
-  WriteFileBytes(file, TestNpyFile(2, TestDict("<f4", false, "(2, 2)"), data));
+  WriteFileBytes(file,
+                 TestNpyFile(2, TestDict("<f4", false, "(2, 2)"), TestInByteOrder(data, 4, false)));
   const CliResult r = Run({"round", "--mode", "toward_infinity", file.string(), file.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const TestParsedNpy result = TestSplitNpy(ReadFileBytes(file));
@@ -231,14 +268,16 @@ TEST_F(Cli, InPlaceFile) {
   EXPECT_EQ(result.header, TestCompactDict("<f4", false, "(2,2)"));
   const float want[4] = {-3.0f, -1.0f, 1.0f, 4.0f};
   ASSERT_EQ(result.data.size(), sizeof want);
-  EXPECT_EQ(std::memcmp(result.data.data(), want, sizeof want), 0);
+  EXPECT_EQ(std::memcmp(TestInByteOrder(result.data, 4, false).data(), want, sizeof want), 0);
   size_t files = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
   EXPECT_EQ(files, 3u);  // same.npy, stdout, stderr
 }
 
 TEST_F(Cli, ZeroDimensionalArray) {
-  const std::vector<std::byte> minus_two_and_a_half = TestBytes(std::string("\0\0\x20\xc0", 4));
+  const float x = -2.5f;
+  std::vector<std::byte> minus_two_and_a_half(sizeof x);
+  std::memcpy(minus_two_and_a_half.data(), &x, sizeof x);
   RunAndCheck(DataType::kFloat32, false, false, "()", 1, minus_two_and_a_half, "round",
               "halves_to_nearest_even");
   RunAndCheck(DataType::kFloat32, false, false, "()", 1, minus_two_and_a_half, "sign", "zero");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -75,6 +76,15 @@ inline std::vector<std::byte> TestSwapped(std::vector<std::byte> data, size_t el
     std::reverse(data.begin() + i, data.begin() + i + element_size);
   }
   return data;
+}
+
+inline constexpr bool kTestHostBigEndian = std::endian::native == std::endian::big;
+
+// Element bytes in this machine's order as a file of the given byte order holds them, and back
+// (the same swap, or none).
+inline std::vector<std::byte> TestInByteOrder(std::vector<std::byte> data, size_t element_size,
+                                              bool big_endian) {
+  return big_endian == kTestHostBigEndian ? data : TestSwapped(std::move(data), element_size);
 }
 
 inline std::vector<std::byte> TestBytes(const std::string& text) {

@@ -3,7 +3,7 @@
 np.lib.format.write_array, versions 1-3, C and Fortran order, both byte orders, every dtype and
 ml_dtypes.bfloat16), read back with np.load and compared bit for bit with NumPy's own functions.
 
-  usage: numpy_interop_test.py PATH_TO_ELTWISE
+  usage: numpy_interop_test.py [EMULATOR ...] PATH_TO_ELTWISE   (e.g. qemu-aarch64 build/.../eltwise)
 Exits 77 (CTest: skipped) when numpy or ml_dtypes is not installed.
 """
 import os
@@ -74,7 +74,7 @@ def same_bits(a, b):
 
 
 def main():
-    cli = sys.argv[1]
+    cli = sys.argv[1:]  # the tool, after the emulator that starts it in cross builds
     rng = np.random.default_rng(7)
     failures = 0
     runs = 0
@@ -92,7 +92,7 @@ def main():
                     ops = [("sign", "zero"), ("sign", "propagate")] + [("round", m) for m in MODES]
                     for op, option in ops:
                         flag = "--nan" if op == "sign" else "--mode"
-                        r = subprocess.run([cli, op, flag, option, src, dst],
+                        r = subprocess.run([*cli, op, flag, option, src, dst],
                                            capture_output=True, text=True)
                         runs += 1
                         what = f"{op} {option} {code} {order} {byteorder} v{version}"

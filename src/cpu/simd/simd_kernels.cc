@@ -27,6 +27,11 @@
 #include "cpu/kernels.h"
 #include "ref/functors.h"
 
+// Every target the compiler can generate, including HWY_SCALAR where the baseline is better
+// (aarch64: NEON), so that the scalar Highway paths are built and tested on every architecture.
+#ifndef HWY_COMPILE_ALL_ATTAINABLE
+#define HWY_COMPILE_ALL_ATTAINABLE
+#endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd/simd_kernels.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -58,7 +63,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Sign of float bit patterns, in signed integer lanes of the same width. A lane is "finite
 // non-zero or infinite" when its magnitude m is in [1, inf]: adding (max - inf) maps exactly that
 // range to the top of the signed range (m = 0 lands just below it, NaN magnitudes wrap negative),
-// so one add and one signed compare classify it.
+// so one add and one signed compare classify it. The add is done on unsigned lanes, where the
+// wrap-around is defined (a signed lane add that overflows is undefined behaviour, and GCC folds
+// it on NEON into m > 0, which turns NaN into ±1).
 template <class T, NanPolicy kNan>
 struct SignFloatOp {
   using C = FloatConstants<T>;
@@ -66,17 +73,20 @@ struct SignFloatOp {
   using Wide = Lane;
   template <class D>
   static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> b) {
+    const hn::RebindToUnsigned<D> du;
+    using Bits = typename C::Bits;
     constexpr Lane kMax = static_cast<Lane>(C::kAbsMask);
     constexpr Lane kInf = static_cast<Lane>(C::kInfBits);
     const auto abs_mask = hn::Set(d, kMax);
     const auto magnitude = hn::And(b, abs_mask);
-    const auto shifted = hn::Add(magnitude, hn::Set(d, static_cast<Lane>(kMax - kInf)));
-    const auto nonzero_number = shifted > hn::Set(d, static_cast<Lane>(kMax - kInf));
+    const auto shifted = hn::BitCast(
+        d, hn::Add(hn::BitCast(du, magnitude), hn::Set(du, static_cast<Bits>(kMax - kInf))));
+    const auto nonzero_number = hn::Gt(shifted, hn::Set(d, static_cast<Lane>(kMax - kInf)));
     const auto one = hn::Or(hn::AndNot(abs_mask, b), hn::Set(d, static_cast<Lane>(C::kOneBits)));
     if constexpr (kNan == NanPolicy::kZero) {
       return hn::IfThenElseZero(nonzero_number, one);  // ±0 and NaN give +0
     } else {
-      const auto is_nan = magnitude > hn::Set(d, kInf);
+      const auto is_nan = hn::Gt(magnitude, hn::Set(d, kInf));
       return hn::IfThenElse(nonzero_number, one, hn::IfThenElseZero(is_nan, b));
     }
   }
@@ -109,11 +119,11 @@ HWY_INLINE hn::Vec<DI> FixSubnormal(DI di, hn::Vec<DI> b, hn::Vec<DI> r) {
   const Lane min_normal = static_cast<Lane>(C::kMantissaMask + 1);
   if constexpr (kMode == RoundingMode::kDown) {
     const Lane sign = static_cast<Lane>(C::kSignMask);  // the most negative Lane
-    const auto tiny =
-        hn::And(b > hn::Set(di, sign), b < hn::Set(di, static_cast<Lane>(sign | min_normal)));
+    const auto tiny = hn::And(hn::Gt(b, hn::Set(di, sign)),
+                              hn::Lt(b, hn::Set(di, static_cast<Lane>(sign | min_normal))));
     return hn::IfThenElse(tiny, hn::Set(di, static_cast<Lane>(C::kSignMask | C::kOneBits)), r);
   } else if constexpr (kMode == RoundingMode::kUp) {
-    const auto tiny = hn::And(b > hn::Zero(di), b < hn::Set(di, min_normal));
+    const auto tiny = hn::And(hn::Gt(b, hn::Zero(di)), hn::Lt(b, hn::Set(di, min_normal)));
     return hn::IfThenElse(tiny, hn::Set(di, static_cast<Lane>(C::kOneBits)), r);
   } else {
     return r;
@@ -127,6 +137,8 @@ HWY_INLINE hn::Vec<DI> FixSubnormal(DI di, hn::Vec<DI> b, hn::Vec<DI> r) {
 //   otherwise the low 25 - e bits are the fraction: frac = 0x3FF >> (e - 15), and rounding adds
 //   to the magnitude before clearing frac (a carry into the exponent is the right result, e.g.
 //   1023.5 -> 1024). The sign bit is put back last.
+// The arithmetic is on unsigned lanes (lanes that are replaced afterwards may wrap, e.g. NaN
+// magnitudes + 1); compares read a <= 0x7FFF as signed, which orders it the same way.
 template <RoundingMode kMode>
 struct RoundF16IntOp {
   using Lane = int16_t;
@@ -134,37 +146,40 @@ struct RoundF16IntOp {
   template <class D>
   static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> b) {
     const hn::RebindToUnsigned<D> du;
-    const auto abs_mask = hn::Set(d, 0x7FFF);
-    const auto a = hn::And(b, abs_mask);
-    const auto one = hn::Set(d, 0x3C00);
-    const auto half = hn::Set(d, 0x3800);
+    const auto abs_mask = hn::Set(du, 0x7FFF);
+    const auto a = hn::And(hn::BitCast(du, b), abs_mask);
+    const auto a_signed = hn::BitCast(d, a);
+    const auto one = hn::Set(du, 0x3C00);
     // e - 15, clamped so that no lane shifts by its width or more (lanes outside [15, 24] are
-    // replaced below, but an oversized shift is undefined on the scalar target).
-    const auto count =
-        hn::Min(hn::BitCast(du, hn::Sub(hn::ShiftRight<10>(a), hn::Set(d, 15))), hn::Set(du, 15));
-    const auto frac = hn::BitCast(d, hn::Shr(hn::Set(du, 0x3FF), count));
-    hn::Vec<D> mid, small;
+    // replaced below, but an oversized shift is undefined on the scalar target); e < 15 wraps
+    // to a large count and is clamped too.
+    const auto count = hn::Min(hn::Sub(hn::ShiftRight<10>(a), hn::Set(du, 15)), hn::Set(du, 15));
+    const auto frac = hn::Shr(hn::Set(du, 0x3FF), count);
+    hn::Vec<decltype(du)> mid, small;
     if constexpr (kMode == RoundingMode::kHalvesToNearestEven) {
       // + (half - 1) + the integer's lowest bit (unit = frac + 1): ties go to the even neighbour.
-      const auto odd = hn::VecFromMask(d, hn::TestBit(a, hn::Add(frac, hn::Set(d, 1))));
+      const auto odd = hn::VecFromMask(du, hn::TestBit(a, hn::Add(frac, hn::Set(du, 1))));
       mid = hn::AndNot(frac, hn::Sub(hn::Add(a, hn::ShiftRight<1>(frac)), odd));
-      small = hn::IfThenElseZero(a > half, one);
+      small = hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(a_signed, hn::Set(d, 0x3800))), one);
     } else if constexpr (kMode == RoundingMode::kTowardInfinity) {
-      mid = hn::AndNot(frac, hn::Add(a, hn::Add(hn::ShiftRight<1>(frac), hn::Set(d, 1))));
-      small = hn::IfThenElseZero(a > hn::Set(d, 0x37FF), one);  // a >= half
+      mid = hn::AndNot(frac, hn::Add(a, hn::Add(hn::ShiftRight<1>(frac), hn::Set(du, 1))));
+      // a >= half (0x3800)
+      small = hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(a_signed, hn::Set(d, 0x37FF))), one);
     } else if constexpr (kMode == RoundingMode::kTowardZero) {
       mid = hn::AndNot(frac, a);
-      small = hn::Zero(d);
+      small = hn::Zero(du);
     } else {
       // Down: magnitudes of negatives round up; Up: of positives.
-      const auto negative = b < hn::Zero(d);
+      const auto negative = hn::RebindMask(du, hn::Lt(b, hn::Zero(d)));
       const auto away = kMode == RoundingMode::kDown ? negative : hn::Not(negative);
       mid = hn::AndNot(frac, hn::IfThenElse(away, hn::Add(a, frac), a));
-      small = hn::IfThenElseZero(hn::And(away, a > hn::Zero(d)), one);
+      small =
+          hn::IfThenElseZero(hn::And(away, hn::RebindMask(du, hn::Gt(a_signed, hn::Zero(d)))), one);
     }
-    const auto magnitude = hn::IfThenElse(a > hn::Set(d, 0x63FF), a,  // a >= 1024
-                                          hn::IfThenElse(a < one, small, mid));
-    return hn::Or(hn::AndNot(abs_mask, b), magnitude);
+    const auto magnitude = hn::IfThenElse(
+        hn::RebindMask(du, hn::Gt(a_signed, hn::Set(d, 0x63FF))), a,  // >= 1024
+        hn::IfThenElse(hn::RebindMask(du, hn::Lt(a_signed, hn::Set(d, 0x3C00))), small, mid));
+    return hn::BitCast(d, hn::Or(hn::AndNot(abs_mask, hn::BitCast(du, b)), magnitude));
   }
 };
 
@@ -186,7 +201,7 @@ HWY_INLINE hn::Vec<DF> RoundFloatVec(DF df, hn::Vec<DF> v) {
   } else {
     // Ties away from zero: NaN and ±inf give a NaN or zero difference and pass through trunc.
     const auto t = hn::Trunc(v);
-    const auto away = hn::Abs(hn::Sub(v, t)) >= hn::Set(df, F(0.5));
+    const auto away = hn::Ge(hn::Abs(hn::Sub(v, t)), hn::Set(df, F(0.5)));
     r = hn::IfThenElse(away, hn::Add(t, hn::CopySign(hn::Set(df, F(1)), v)), t);
   }
   if constexpr (kFixSmall && (kMode == RoundingMode::kDown || kMode == RoundingMode::kUp)) {

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Linux aarch64: cross-builds eltwise (library, CLI, tests) with Debian's cross compiler against
+# the arm64 multiarch libraries and runs the test programs under qemu-user on several emulated
+# CPUs, so that every kernel table runs the exhaustive 8/16-bit and special-value tests:
+#
+#   QEMU_CPU                          tables (best first)                   what runs
+#   max,sve=off                       NEON SCALAR reference                 every test program
+#   max,sve128=on                     SVE2_128 SVE2 SVE (128-bit) + above   SVE tables, API layouts
+#   max,sve-default-vector-length=32  SVE_256 SVE2 SVE (256-bit) + above    the SVE_256 table
+#   max,sve-default-vector-length=256 SVE2 SVE (2048-bit) + above           SVE tables, API
+#
+# (qemu-user's SVE vector length is set with sve-default-vector-length, in bytes.) Test programs
+# are run directly, one qemu each, not one per test. Needs scripts/setup_cross.sh aarch64.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PLATFORM=aarch64
+source scripts/ci_lib.sh
+
+step "configure and build (preset aarch64)"
+cmake --preset aarch64 >/dev/null
+cmake --build --preset aarch64
+
+bin=build/aarch64
+run() {  # run CPU NAME PROGRAM ARGS...: one program under qemu-aarch64 -cpu CPU
+  local cpu=$1 name=$2
+  shift 2
+  QEMU_CPU=$cpu timed "[$cpu] $name" qemu-aarch64 "$@"
+}
+
+for cpu in max,sve=off max,sve128=on max,sve-default-vector-length=32 \
+           max,sve-default-vector-length=256; do
+  echo "-- aarch64 [$cpu]: $(QEMU_CPU=$cpu qemu-aarch64 $bin/tools/eltwise info | grep targets)"
+done
+
+# Every test program on the NEON CPU (eltwise_tests: the NEON, SCALAR and reference tables and
+# everything that is not a kernel table). The CLI tests start the tool through qemu-aarch64, and
+# the child inherits QEMU_CPU. eltwise_huge_test (opt-in, ~9 GiB) is left out.
+export GTEST_BRIEF=1
+neon=max,sve=off
+for program in $(find $bin/tests -type f -perm -u+x -name 'eltwise_*test*' \
+                   ! -name 'eltwise_huge_test' | sort); do
+  run $neon "$(basename "$program")" "$program"
+done
+
+# SVE tables only (NEON and SCALAR ran above), plus the tests that go through the public API,
+# which now dispatch to the best SVE table, and the all-table checks of CpuKernelTables (the FPCR
+# one, which runs every table, once).
+sve='*KernelSemantics*/SVE*:*PublicApiSemantics*:Layout.*'
+run max,sve128=on "eltwise_tests (SVE2_128, SVE2 and SVE at 128 bits)" $bin/tests/eltwise_tests \
+  --gtest_filter="$sve:CpuKernelTables.*:CpuLayouts.*:FloatingPointEnvironment.*"
+run max,sve-default-vector-length=32 "eltwise_tests (SVE_256)" $bin/tests/eltwise_tests \
+  --gtest_filter='*KernelSemantics*/SVE_256_*:*PublicApiSemantics*'
+run max,sve-default-vector-length=256 "eltwise_tests (SVE2 and SVE at 2048 bits)" \
+  $bin/tests/eltwise_tests --gtest_filter="$sve:CpuKernelTables.*:-*ControlRegister*"
+
+if python3 -c "import numpy, ml_dtypes" 2>/dev/null; then
+  QEMU_CPU=max,sve128=on timed "[max,sve128=on] numpy interop" \
+    python3 tests/cli/numpy_interop_test.py qemu-aarch64 $bin/tools/eltwise
+fi
+step "done"
