@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "npy/npy.h"
+#include "staging/staging.h"
 
 namespace eltwise::cli {
 namespace {
@@ -29,7 +30,7 @@ void Run(const ElementwiseOptions& options, MakeDesc desc_for) {
   Expected<npy::Array> array = npy::Read(options.input);
   if (!array.ok()) Fail(array.status());
   const TensorDesc tensor = array->Desc();
-  if (Status s = RunInPlace(device, desc_for(tensor), array->data); !s.ok()) {
+  if (Status s = staging::RunInPlace(device, desc_for(tensor), array->data); !s.ok()) {
     Fail(s, options.input);
   }
   if (Status s = npy::Write(options.output, *array); !s.ok()) Fail(s);

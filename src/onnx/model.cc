@@ -13,6 +13,7 @@
 #include "eltwise/device.h"
 #include "eltwise/operators.h"
 #include "onnx/internal.h"
+#include "staging/staging.h"
 
 namespace eltwise::onnx_frontend {
 
@@ -576,28 +577,6 @@ int Model::opset() const { return impl_->opset; }
 
 namespace {
 
-// Device buffers freed when the run ends, whatever the outcome.
-class DeviceBuffers {
- public:
-  explicit DeviceBuffers(const Device& device) : device_(device) {}
-  DeviceBuffers(const DeviceBuffers&) = delete;
-  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
-  ~DeviceBuffers() {
-    // Let queued work finish before its memory is released (a no-op on the CPU).
-    if (!buffers_.empty()) (void)Synchronize(device_);
-    for (void* p : buffers_) Free(device_, p);
-  }
-  Expected<void*> Allocate(uint64_t bytes) {
-    Expected<void*> p = eltwise::Allocate(device_, bytes);
-    if (p.ok()) buffers_.push_back(*p);
-    return p;
-  }
-
- private:
-  Device device_;
-  std::vector<void*> buffers_;
-};
-
 // A value on the device.
 struct DeviceValue {
   void* data = nullptr;
@@ -605,11 +584,6 @@ struct DeviceValue {
   DataType type = DataType::kFloat32;
   std::vector<uint64_t> shape;
 };
-
-// Compatible with every feature level's TotalTensorSizeInBytes rule for a packed tensor.
-uint64_t BufferBytes(DataType type, const std::vector<uint64_t>& shape) {
-  return CalcBufferTensorSize(type, shape, std::nullopt).value_or(0);
-}
 
 Status CheckAgainstDeclared(const ValueInfo& info, const HostTensor& t, const std::string& what,
                             std::map<std::string, uint64_t>* params) {
@@ -691,18 +665,16 @@ Expected<std::vector<NamedTensor>> Model::Run(const Device& device,
     }
   }
 
-  DeviceBuffers buffers(device);
+  staging::DeviceBuffers buffers(device);
   std::unordered_map<std::string, DeviceValue> on_device;
   // Copies a host value (graph input or initializer) to the device once.
   auto stage = [&](const std::string& name) -> Expected<const DeviceValue*> {
     if (auto it = on_device.find(name); it != on_device.end()) return &it->second;
     const HostTensor& t = *host.at(name);
-    DeviceValue v{nullptr, std::max<uint64_t>(BufferBytes(t.type, t.shape), t.data.size()), t.type,
-                  t.shape};
-    Expected<void*> p = buffers.Allocate(v.buffer_bytes);
+    DeviceValue v{nullptr, staging::PackedBufferBytes(t.type, t.shape), t.type, t.shape};
+    Expected<void*> p = buffers.Upload(t.data, v.buffer_bytes);
     if (!p.ok()) return p.status();
     v.data = *p;
-    if (Status s = CopyToDevice(device, v.data, t.data.data(), t.data.size()); !s.ok()) return s;
     return &on_device.emplace(name, std::move(v)).first->second;
   };
 
