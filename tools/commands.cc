@@ -2,9 +2,6 @@
 #include "commands.h"
 
 #include <algorithm>
-#include <functional>
-#include <memory>
-#include <variant>
 
 namespace eltwise::cli {
 namespace {
