@@ -1,10 +1,10 @@
-// `eltwise sign` and `eltwise round`: one operator on a .npy file. The result keeps the input's
-// dtype, order (C or Fortran) and byte order; OUT is written atomically and only on success, so it
-// may be IN.
+// `eltwise sign` and `eltwise round`: one operator on a .npy file of any size, streamed in bounded
+// memory (npy_stream.h). The result keeps the input's dtype, order (C or Fortran), byte order and
+// format version; OUT is written atomically and only on success, so it may be IN.
 #include <memory>
 
 #include "commands.h"
-#include "npy/npy.h"
+#include "npy_stream.h"
 
 namespace eltwise::cli {
 namespace {
@@ -15,24 +15,24 @@ struct ElementwiseOptions {
   std::string mode = std::string(Name(RoundingMode::kHalvesToNearestEven));
   std::string input;
   std::string output;
+  bool quiet = false;
 };
 
 void AddFiles(CLI::App& command, ElementwiseOptions& options) {
   command.add_option("IN", options.input, "Input .npy file")->required();
   command.add_option("OUT", options.output, "Output .npy file (may be IN)")->required();
+  command.add_flag("--quiet,-q", options.quiet,
+                   "No progress bar (shown on stderr when it is a terminal and the run takes more "
+                   "than a second)");
 }
 
-// Reads IN, runs `desc_for(tensor)` on the chosen device, writes OUT.
-template <class MakeDesc>
-void Run(const ElementwiseOptions& options, MakeDesc desc_for) {
-  const Device device = MakeDevice(options.device);
-  Expected<npy::Array> array = npy::Read(options.input);
-  if (!array.ok()) Fail(array.status());
-  const TensorDesc tensor = array->Desc();
-  if (Status s = RunInPlace(device, desc_for(tensor), array->data); !s.ok()) {
-    Fail(s, options.input);
-  }
-  if (Status s = npy::Write(options.output, *array); !s.ok()) Fail(s);
+// Streams IN through `desc_for` on the chosen device into OUT.
+void Run(const ElementwiseOptions& options, const char* label, const MakeOperatorDesc& desc_for) {
+  TransformNpyFile(options.device, desc_for,
+                   StreamOptions{.input = options.input,
+                                 .output = options.output,
+                                 .quiet = options.quiet,
+                                 .label = label});
 }
 
 void AddSignCommand(CLI::App& app) {
@@ -48,7 +48,9 @@ void AddSignCommand(CLI::App& app) {
   AddFiles(*sign, *options);
   sign->callback([options] {
     const NanPolicy nan = *ParseNanPolicy(options->nan);
-    Run(*options, [nan](const TensorDesc& t) -> OperatorDesc { return SignDesc{t, t, nan}; });
+    Run(*options, "sign", [nan](const TensorDesc& t) -> OperatorDesc {
+      return SignDesc{t, t, nan};
+    });
   });
 }
 
@@ -70,7 +72,9 @@ void AddRoundCommand(CLI::App& app) {
   AddFiles(*round, *options);
   round->callback([options] {
     const RoundingMode mode = *ParseRoundingMode(options->mode);
-    Run(*options, [mode](const TensorDesc& t) -> OperatorDesc { return RoundDesc{t, t, mode}; });
+    Run(*options, "round", [mode](const TensorDesc& t) -> OperatorDesc {
+      return RoundDesc{t, t, mode};
+    });
   });
 }
 
