@@ -67,6 +67,13 @@ uint64_t ChunkBytes() {
   return std::max<uint64_t>(64, bytes / 64 * 64);  // whole elements of every type, aligned
 }
 
+// Whether the writer asks the system to start writing each chunk to disk as soon as it is written
+// (so the final fsync overlaps the run); ELTWISE_EARLY_WRITEBACK=0 turns it off, to measure it.
+bool EarlyWriteback() {
+  const char* text = std::getenv("ELTWISE_EARLY_WRITEBACK");
+  return text == nullptr || std::string(text) != "0";
+}
+
 struct AlignedFree {
   void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{4096}); }
 };
@@ -182,6 +189,7 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
   std::mutex status_mutex;
   Status write_status = Status::Ok();
   std::atomic<bool> write_failed{false};
+  const bool early_writeback = EarlyWriteback();
   std::thread writer([&] {
     uint64_t written = output_header.size();
     for (int index; (index = full_buffers.Pop()) >= 0; free_buffers.Push(index)) {
@@ -194,7 +202,7 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
         write_failed.store(true);
         continue;
       }
-      output->StartWriteback();
+      if (early_writeback) output->StartWriteback();
       written += bytes.size();
       progress.Update(written);
     }
