@@ -687,19 +687,25 @@ Expected<InputFile> InputFile::Open(const std::string& path) {
   int64_t got = ReadFull(file.fd_, prefix.data(), prefix.size());
   if (got < 0) return ErrnoStatus("cannot read", path);
   prefix.resize(static_cast<size_t>(got));
-  if (prefix.size() >= kMagicSize + 2 && std::memcmp(prefix.data(), kMagic, kMagicSize) == 0) {
+  const uint64_t size = FileSizeHint(file.fd_);  // 0: unknown (not a regular file) or empty
+  if (prefix.size() >= kMagicSize + 2 && std::memcmp(prefix.data(), kMagic, kMagicSize) == 0 &&
+      prefix[6] >= std::byte{1} && prefix[6] <= std::byte{3} && prefix[7] == std::byte{0}) {
     const size_t length_bytes = prefix[6] == std::byte{1} ? 2 : 4;
     const size_t preamble = kMagicSize + 2 + length_bytes;
     if (prefix.size() >= preamble) {
+      // The header as announced, or as much of it as the file holds (ParseHeader then reports
+      // the truncation as Parse does).
       const uint64_t length = LoadLittleEndian(prefix.data() + kMagicSize + 2, length_bytes);
-      if (length > kMaxStreamedHeaderBytes) {
+      uint64_t end = preamble + length;
+      if (size != 0) end = std::min(end, std::max<uint64_t>(size, preamble));
+      if (end - preamble > kMaxStreamedHeaderBytes) {
         return WithPath(path, Invalid("header length is " + std::to_string(length) +
                                       " bytes; eltwise reads headers of at most " +
                                       std::to_string(kMaxStreamedHeaderBytes) + " bytes"));
       }
       const size_t have = prefix.size();
-      prefix.resize(preamble + static_cast<size_t>(length));
-      if (prefix.size() > have) {
+      if (end > have) {
+        prefix.resize(static_cast<size_t>(end));
         got = ReadFull(file.fd_, prefix.data() + have, prefix.size() - have);
         if (got < 0) return ErrnoStatus("cannot read", path);
         prefix.resize(have + static_cast<size_t>(got));
@@ -712,7 +718,6 @@ Expected<InputFile> InputFile::Open(const std::string& path) {
   file.header_ = std::move(*header);
   // A regular file: the sizes are compared now, before anything is written. Other files (pipes)
   // are checked as they are read.
-  const uint64_t size = FileSizeHint(file.fd_);
   const uint64_t available = std::max(size, data_offset) - data_offset;
   if (size != 0 && available != file.header_.data_bytes()) {
     return WithPath(path, DataSizeMismatch(file.header_, available));
