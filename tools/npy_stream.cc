@@ -245,6 +245,8 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
     throw CommandError(128 + signal, "interrupted by " + SignalName(signal) + ": '" +
                                          options.output + "' was not written");
   }
+  input
+      ->Close();  // before OUT replaces it, where OUT is IN (Windows refuses to replace open files)
   if (status.ok()) status = output->Commit();
   if (!status.ok()) {
     output->Discard();

@@ -740,8 +740,10 @@ InputFile& InputFile::operator=(InputFile&& other) noexcept {
   return *this;
 }
 
-InputFile::~InputFile() {
-  if (fd_ >= 0) CloseFile(fd_);
+InputFile::~InputFile() { Close(); }
+
+void InputFile::Close() {
+  if (fd_ >= 0) CloseFile(std::exchange(fd_, -1));
 }
 
 Status InputFile::ReadData(std::span<std::byte> bytes) {

@@ -100,6 +100,9 @@ class InputFile {
   // (data_bytes() in all) it also checks that the file ends there. kInvalidArgument if the file
   // ends early or has trailing bytes; kIoError if a read fails.
   Status ReadData(std::span<std::byte> bytes);
+  // Closes the file (also done by the destructor). Windows cannot replace a file that is open, so
+  // an output that replaces its input (IN == OUT) needs the input closed first.
+  void Close();
 
  private:
   InputFile() = default;
