@@ -148,8 +148,8 @@ def main():
         "fsync = (dd + fsync) − dd.",
         "",
         "| size | eltwise ms | GB/s read+written | vs copy | vs cp (no fsync) | "
-        "late sync / eltwise | fsync of the copy ms |" + (" vs NumPy |" if has_numpy else "") +
-        " peak RSS MiB |",
+        "late sync / eltwise | fsync of the copy ms |" +
+        (" vs NumPy command | vs NumPy in-process |" if has_numpy else "") + " peak RSS MiB |",
         "|---|---|---|---|---|---|---|" + ("---|---|" if has_numpy else "") + "---|",
     ]
     for r in results:

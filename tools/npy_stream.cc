@@ -245,8 +245,8 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
     throw CommandError(128 + signal, "interrupted by " + SignalName(signal) + ": '" +
                                          options.output + "' was not written");
   }
-  input
-      ->Close();  // before OUT replaces it, where OUT is IN (Windows refuses to replace open files)
+  // Closed before OUT replaces it: OUT may be IN, and Windows refuses to replace an open file.
+  input->Close();
   if (status.ok()) status = output->Commit();
   if (!status.ok()) {
     output->Discard();
