@@ -27,6 +27,7 @@
 
 #include "commands.h"
 #include "core/op_registry.h"
+#include "progress.h"
 
 namespace eltwise::cli {
 namespace {
@@ -53,6 +54,7 @@ struct BenchOptions {
   std::string clock = "wall";  // wall, or cpu: process CPU time (for --threads 1 on a busy machine)
   int repeats = 5;
   std::string json;
+  bool quiet = false;
 };
 
 std::optional<uint64_t> ParseBytes(std::string text) {
@@ -342,6 +344,11 @@ void RunBench(const BenchOptions& options) {
   std::printf("%-6s %-22s %-9s %-10s %12s %3s %10s %9s %9s %7s  %s\n", "op", "mode", "dtype",
               "layout", "elements", "thr", "time", "GB/s", "copy GB/s", "ratio", "baseline");
   std::vector<Record> records;
+  // Cases done of all (on stderr when it is a terminal; erased while a row is printed).
+  Progress progress("bench",
+                    options.ops.size() * types.size() * options.layouts.size() * sizes.size(),
+                    Progress::Unit::kCases, !options.quiet && StderrIsTerminal());
+  uint64_t cases_done = 0;
   for (const std::string& op_name : options.ops) {
     const OpInfo& info = Info(*ParseOp(op_name));
     const int option = option_of(info);
@@ -455,12 +462,14 @@ void RunBench(const BenchOptions& options) {
             rec.baseline = memcpy_s <= loop_s ? "memcpy" : "copy loop";
           }
           const double ratio = rec.copy_seconds / rec.seconds;
+          progress.Clear();
           std::printf("%-6s %-22s %-9s %-10s %12" PRIu64 " %3d %8.3gus %9.2f %9.2f %7.3f  %s\n",
                       rec.op.c_str(), rec.mode.c_str(), rec.dtype.c_str(), layout.c_str(),
                       rec.elements, threads, op_s * 1e6, rec.bytes_moved / op_s / 1e9,
                       rec.bytes_moved / rec.copy_seconds / 1e9, ratio, rec.baseline.c_str());
           std::fflush(stdout);
           records.push_back(std::move(rec));
+          progress.Update(++cases_done);
         }
       }
     }
@@ -501,6 +510,9 @@ void AddBenchCommand(CLI::App& app) {
       ->check(CLI::IsMember({"wall", "cpu"}))
       ->capture_default_str();
   bench->add_option("--json", options->json, "Also write the records to this JSON file");
+  bench->add_flag("--quiet,-q", options->quiet,
+                  "No progress bar (shown on stderr when it is a terminal and the run takes more "
+                  "than a second)");
   bench->callback([options] {
     for (const std::string& op : options->ops) {
       if (!ParseOp(op)) {

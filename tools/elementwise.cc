@@ -1,14 +1,13 @@
 // `eltwise sign`, `eltwise round` (one subcommand per op of the registry): one operator on a .npy
-// file. The result keeps the input's
-// dtype, order (C or Fortran) and byte order; OUT is written atomically and only on success, so it
-// may be IN.
+// file of any size, streamed in bounded memory (npy_stream.h). The result keeps the input's dtype,
+// order (C or Fortran), byte order and format version; OUT is written atomically and only on
+// success, so it may be IN.
 #include <algorithm>
 #include <memory>
 
 #include "commands.h"
 #include "core/op_registry.h"
-#include "npy/npy.h"
-#include "staging/staging.h"
+#include "npy_stream.h"
 
 namespace eltwise::cli {
 namespace {
@@ -18,22 +17,22 @@ struct ElementwiseOptions {
   std::string option;  // the name of the op's option value (--nan, --mode)
   std::string input;
   std::string output;
+  bool quiet = false;
 };
 
-// Reads IN, runs `op` with the chosen option on the chosen device, writes OUT.
+// Streams IN through `op` with the chosen option on the chosen device into OUT.
 void Run(const ElementwiseOptions& options, const OpInfo& op) {
-  const Device device = MakeDevice(options.device);
-  Expected<npy::Array> array = npy::Read(options.input);
-  if (!array.ok()) Fail(array.status());
-  const TensorDesc tensor = array->Desc();
   const auto& names = op.option.names;
   const int option = static_cast<int>(std::find(names.begin(), names.end(), options.option) -
                                       names.begin());  // checked by CLI::IsMember
-  if (Status s = staging::RunInPlace(device, MakeDesc(op.op, option, tensor, tensor), array->data);
-      !s.ok()) {
-    Fail(s, options.input);
-  }
-  if (Status s = npy::Write(options.output, *array); !s.ok()) Fail(s);
+  const Op which = op.op;
+  TransformNpyFile(
+      options.device,
+      [which, option](const TensorDesc& t) { return MakeDesc(which, option, t, t); },
+      StreamOptions{.input = options.input,
+                    .output = options.output,
+                    .quiet = options.quiet,
+                    .label = std::string(op.name)});
 }
 
 // One subcommand per op of the registry: `eltwise <op> [--<option> VALUE] IN OUT`.
@@ -50,6 +49,9 @@ void AddOpCommand(CLI::App& app, const OpInfo& op) {
   AddDeviceOptions(*command, options->device);
   command->add_option("IN", options->input, "Input .npy file")->required();
   command->add_option("OUT", options->output, "Output .npy file (may be IN)")->required();
+  command->add_flag("--quiet,-q", options->quiet,
+                    "No progress bar (shown on stderr when it is a terminal and the run takes "
+                    "more than a second)");
   command->callback([options, &op] { Run(*options, op); });
 }
 

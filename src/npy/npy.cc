@@ -6,7 +6,7 @@
 #include "npy/npy.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <fcntl.h>  // open; sync_file_range and posix_fadvise on Linux
 #include <sys/stat.h>
 #if defined(_WIN32)
 #ifndef NOMINMAX
@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <limits>
 #include <string_view>
+#include <utility>
 
 namespace eltwise::npy {
 namespace {
@@ -79,10 +80,31 @@ Status CountBytes(const std::vector<uint64_t>& shape, DataType type, uint64_t* c
   return Status::Ok();
 }
 
+template <class Word, Word (*Swap)(Word)>
+void SwapWords(std::byte* data, size_t bytes) {
+  for (size_t i = 0; i + sizeof(Word) <= bytes; i += sizeof(Word)) {
+    Word w;
+    std::memcpy(&w, data + i, sizeof w);
+    w = Swap(w);
+    std::memcpy(data + i, &w, sizeof w);
+  }
+}
+uint16_t Swap16(uint16_t w) { return __builtin_bswap16(w); }
+uint32_t Swap32(uint32_t w) { return __builtin_bswap32(w); }
+uint64_t Swap64(uint64_t w) { return __builtin_bswap64(w); }
+
 void SwapBytes(std::byte* data, size_t bytes, size_t element_size) {
-  if (element_size <= 1) return;
-  for (size_t i = 0; i + element_size <= bytes; i += element_size) {
-    std::reverse(data + i, data + i + element_size);
+  switch (element_size) {  // the element sizes of eltwise's types, as loops compilers vectorize
+    case 2:
+      return SwapWords<uint16_t, Swap16>(data, bytes);
+    case 4:
+      return SwapWords<uint32_t, Swap32>(data, bytes);
+    case 8:
+      return SwapWords<uint64_t, Swap64>(data, bytes);
+    default:
+      for (size_t i = 0; element_size > 1 && i + element_size <= bytes; i += element_size) {
+        std::reverse(data + i, data + i + element_size);
+      }
   }
 }
 
@@ -404,7 +426,7 @@ Status WriteAll(int fd, const std::byte* data, size_t bytes) {
 
 }  // namespace
 
-uint64_t Array::element_count() const {
+uint64_t Header::element_count() const {
   uint64_t n = 1;
   for (uint64_t d : shape) {
     if (d == 0) return 0;
@@ -415,7 +437,15 @@ uint64_t Array::element_count() const {
   return n;
 }
 
-TensorDesc Array::Desc() const {
+uint64_t Header::data_bytes() const {
+  uint64_t bytes;
+  if (__builtin_mul_overflow(element_count(), static_cast<uint64_t>(ElementSize(type)), &bytes)) {
+    return std::numeric_limits<uint64_t>::max();
+  }
+  return bytes;
+}
+
+TensorDesc Header::Desc() const {
   TensorDesc desc;
   desc.type = type;
   desc.sizes = shape;
@@ -473,7 +503,12 @@ Status Check(const Array& array) {
   return Status::Ok();
 }
 
-Expected<Array> Parse(std::span<const std::byte> file) {
+namespace {
+
+// Parses the header at the start of `file` (all of the file, or a prefix holding at least the
+// whole header: the messages about a file too short for its header quote file.size()). Sets
+// `data_offset` to where the data starts.
+Expected<Header> ParseHeader(std::span<const std::byte> file, uint64_t* data_offset) {
   if (file.size() < kMagicSize + 2) {
     return Invalid("file is truncated: it has " + std::to_string(file.size()) +
                    " bytes, fewer than the magic string and version");
@@ -498,30 +533,51 @@ Expected<Array> Parse(std::span<const std::byte> file) {
                    " bytes but only " + std::to_string(file.size() - preamble) +
                    " bytes follow the preamble");
   }
-  const std::string_view header(reinterpret_cast<const char*>(file.data() + preamble),
-                                header_length);
+  const std::string_view text(reinterpret_cast<const char*>(file.data() + preamble), header_length);
 
-  Array array;
-  array.version = major;
+  Header header;
+  header.version = major;
   std::string descr;
-  if (Status s = HeaderParser(header).Parse(&descr, &array.fortran_order, &array.shape); !s.ok()) {
+  if (Status s = HeaderParser(text).Parse(&descr, &header.fortran_order, &header.shape); !s.ok()) {
     return s;
   }
-  if (Status s = ParseDescr(descr, &array.type, &array.big_endian); !s.ok()) return s;
+  if (Status s = ParseDescr(descr, &header.type, &header.big_endian); !s.ok()) return s;
   uint64_t count, bytes;
-  if (Status s = CountBytes(array.shape, array.type, &count, &bytes); !s.ok()) return s;
-  const uint64_t available = file.size() - preamble - header_length;
-  if (available != bytes) {
-    return Invalid("data has " + std::to_string(available) + " bytes but shape " +
-                   ShapeText(array.shape) + " of " + std::string(Name(array.type)) + " needs " +
-                   std::to_string(bytes) +
-                   (available < bytes ? " (the file is truncated)" : " (trailing bytes)"));
-  }
-  const std::byte* data = file.data() + preamble + header_length;
-  array.data.assign(data, data + bytes);
-  if (array.big_endian != kNativeBigEndian) {
-    SwapBytes(array.data.data(), array.data.size(), ElementSize(array.type));
-  }
+  if (Status s = CountBytes(header.shape, header.type, &count, &bytes); !s.ok()) return s;
+  *data_offset = preamble + header_length;
+  return header;
+}
+
+// The error for a file whose data is `available` bytes where `header` needs `needed`.
+Status DataSizeMismatch(const Header& header, uint64_t available) {
+  const uint64_t needed = header.data_bytes();
+  return Invalid("data has " + std::to_string(available) + " bytes but shape " +
+                 ShapeText(header.shape) + " of " + std::string(Name(header.type)) + " needs " +
+                 std::to_string(needed) +
+                 (available < needed ? " (the file is truncated)" : " (trailing bytes)"));
+}
+
+}  // namespace
+
+bool NeedsSwap(const Header& header) {
+  return header.big_endian != kNativeBigEndian && ElementSize(header.type) > 1;
+}
+
+void SwapElementBytes(std::span<std::byte> bytes, size_t element_size) {
+  SwapBytes(bytes.data(), bytes.size(), element_size);
+}
+
+Expected<Array> Parse(std::span<const std::byte> file) {
+  uint64_t data_offset = 0;
+  Expected<Header> header = ParseHeader(file, &data_offset);
+  if (!header.ok()) return header.status();
+  Array array;
+  static_cast<Header&>(array) = std::move(*header);
+  const uint64_t available = file.size() - data_offset;
+  if (available != array.data_bytes()) return DataSizeMismatch(array, available);
+  const std::byte* data = file.data() + data_offset;
+  array.data.assign(data, data + available);
+  if (NeedsSwap(array)) SwapBytes(array.data.data(), array.data.size(), ElementSize(array.type));
   return array;
 }
 
@@ -551,7 +607,7 @@ Expected<Array> Read(const std::string& path) {
   return array;
 }
 
-std::vector<std::byte> Serialize(const Array& array) {
+std::vector<std::byte> SerializeHeader(const Header& array) {
   std::string header = "{'descr': '" + Descr(array.type, array.big_endian) +
                        "', 'fortran_order': " + (array.fortran_order ? "True" : "False") +
                        ", 'shape': " + ShapeText(array.shape) + ", }";
@@ -563,7 +619,7 @@ std::vector<std::byte> Serialize(const Array& array) {
   header += '\n';
 
   std::vector<std::byte> file;
-  file.reserve(preamble + header.size() + array.data.size());
+  file.reserve(preamble + header.size());
   for (size_t i = 0; i < kMagicSize; ++i) file.push_back(static_cast<std::byte>(kMagic[i]));
   file.push_back(static_cast<std::byte>(version));
   file.push_back(std::byte{0});
@@ -572,9 +628,15 @@ std::vector<std::byte> Serialize(const Array& array) {
     file.push_back(static_cast<std::byte>((header.size() >> (8 * i)) & 0xFF));
   }
   for (char c : header) file.push_back(static_cast<std::byte>(c));
+  return file;
+}
+
+std::vector<std::byte> Serialize(const Array& array) {
+  std::vector<std::byte> file = SerializeHeader(array);
   const size_t data_start = file.size();
+  file.reserve(data_start + array.data.size());
   file.insert(file.end(), array.data.begin(), array.data.end());
-  if (array.big_endian != kNativeBigEndian) {
+  if (NeedsSwap(array)) {
     SwapBytes(file.data() + data_start, array.data.size(), ElementSize(array.type));
   }
   return file;
@@ -583,35 +645,209 @@ std::vector<std::byte> Serialize(const Array& array) {
 Status Write(const std::string& path, const Array& array) {
   if (Status s = Check(array); !s.ok()) return s;
   const std::vector<std::byte> bytes = Serialize(array);
+  Expected<PendingFile> file = PendingFile::Create(path);
+  if (!file.ok()) return file.status();
+  if (Status s = file->Write(bytes); !s.ok()) return s;
+  return file->Commit();
+}
 
+namespace {
+
+// Reads until `bytes` is full or the file ends; the count read, or -1 with errno set.
+int64_t ReadFull(int fd, std::byte* data, size_t bytes) {
+  size_t done = 0;
+  while (done < bytes) {
+    const IoCount n = ReadSome(fd, data + done, bytes - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return static_cast<int64_t>(done);
+}
+
+Status WithPath(const std::string& path, const Status& status) {
+  return Status(status.code(), path + ": " + status.message());
+}
+
+}  // namespace
+
+Expected<InputFile> InputFile::Open(const std::string& path) {
+  InputFile file;
+  file.path_ = path;
+  file.fd_ = OpenForReading(path);
+  if (file.fd_ < 0) return ErrnoStatus(errno == EISDIR ? "cannot read" : "cannot open", path);
+#if defined(POSIX_FADV_SEQUENTIAL)
+  ::posix_fadvise(file.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint: larger read-ahead
+#endif
+  // The preamble (magic, version, header length), then the header it announces.
+  std::vector<std::byte> prefix(kMagicSize + 2 + 4);
+  int64_t got = ReadFull(file.fd_, prefix.data(), prefix.size());
+  if (got < 0) return ErrnoStatus("cannot read", path);
+  prefix.resize(static_cast<size_t>(got));
+  const uint64_t size = FileSizeHint(file.fd_);  // 0: unknown (not a regular file) or empty
+  if (prefix.size() >= kMagicSize + 2 && std::memcmp(prefix.data(), kMagic, kMagicSize) == 0 &&
+      prefix[6] >= std::byte{1} && prefix[6] <= std::byte{3} && prefix[7] == std::byte{0}) {
+    const size_t length_bytes = prefix[6] == std::byte{1} ? 2 : 4;
+    const size_t preamble = kMagicSize + 2 + length_bytes;
+    if (prefix.size() >= preamble) {
+      // The header as announced, or as much of it as the file holds (ParseHeader then reports
+      // the truncation as Parse does).
+      const uint64_t length = LoadLittleEndian(prefix.data() + kMagicSize + 2, length_bytes);
+      uint64_t end = preamble + length;
+      if (size != 0) end = std::min(end, std::max<uint64_t>(size, preamble));
+      if (end - preamble > kMaxStreamedHeaderBytes) {
+        return WithPath(path, Invalid("header length is " + std::to_string(length) +
+                                      " bytes; eltwise reads headers of at most " +
+                                      std::to_string(kMaxStreamedHeaderBytes) + " bytes"));
+      }
+      const size_t have = prefix.size();
+      if (end > have) {
+        prefix.resize(static_cast<size_t>(end));
+        got = ReadFull(file.fd_, prefix.data() + have, prefix.size() - have);
+        if (got < 0) return ErrnoStatus("cannot read", path);
+        prefix.resize(have + static_cast<size_t>(got));
+      }
+    }
+  }
+  uint64_t data_offset = 0;
+  Expected<Header> header = ParseHeader(prefix, &data_offset);
+  if (!header.ok()) return WithPath(path, header.status());
+  file.header_ = std::move(*header);
+  // A regular file: the sizes are compared now, before anything is written. Other files (pipes)
+  // are checked as they are read.
+  const uint64_t available = std::max(size, data_offset) - data_offset;
+  if (size != 0 && available != file.header_.data_bytes()) {
+    return WithPath(path, DataSizeMismatch(file.header_, available));
+  }
+  // ParseHeader rejects every header shorter than the bytes read for the preamble, so the file
+  // position is at the data here.
+  return file;
+}
+
+InputFile::InputFile(InputFile&& other) noexcept { *this = std::move(other); }
+
+InputFile& InputFile::operator=(InputFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) CloseFile(fd_);
+    path_ = std::move(other.path_);
+    header_ = std::move(other.header_);
+    fd_ = std::exchange(other.fd_, -1);
+    data_read_ = other.data_read_;
+  }
+  return *this;
+}
+
+InputFile::~InputFile() { Close(); }
+
+void InputFile::Close() {
+  if (fd_ >= 0) CloseFile(std::exchange(fd_, -1));
+}
+
+Status InputFile::ReadData(std::span<std::byte> bytes) {
+  const uint64_t needed = header_.data_bytes();
+  if (bytes.size() > needed - data_read_) {
+    return Status(StatusCode::kInternal, "InputFile::ReadData past the end of the data");
+  }
+  const int64_t got = ReadFull(fd_, bytes.data(), bytes.size());
+  if (got < 0) return ErrnoStatus("cannot read", path_);
+  data_read_ += static_cast<uint64_t>(got);
+  if (static_cast<size_t>(got) < bytes.size()) {
+    return WithPath(path_, DataSizeMismatch(header_, data_read_));
+  }
+  if (data_read_ == needed) {  // the file must end here
+    std::byte extra[1];
+    const int64_t more = ReadFull(fd_, extra, sizeof extra);
+    if (more < 0) return ErrnoStatus("cannot read", path_);
+    if (more > 0) return WithPath(path_, DataSizeMismatch(header_, needed + 1));
+  }
+  return Status::Ok();
+}
+
+Expected<PendingFile> PendingFile::Create(const std::string& path) {
   // A unique name in the same directory, so that MoveIntoPlace swaps it in atomically.
   const std::filesystem::path target(path);
   const std::filesystem::path directory = target.parent_path();
   static std::atomic<uint64_t> counter{0};
-  std::string temp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+  PendingFile file;
+  file.path_ = path;
+  for (int attempt = 0; attempt < 100 && file.fd_ < 0; ++attempt) {
     std::string name = ".";  // appended piecewise: GCC 12 warns falsely on "." + string
     name += target.filename().string();
     name += ".tmp-" + std::to_string(ProcessId());
     name += '-';
     name += std::to_string(counter++);
-    temp = (directory.empty() ? std::filesystem::path(name) : directory / name).string();
-    fd = CreateExclusive(temp);
-    if (fd < 0 && errno != EEXIST) break;
+    file.temp_ = (directory.empty() ? std::filesystem::path(name) : directory / name).string();
+    file.fd_ = CreateExclusive(file.temp_);
+    if (file.fd_ < 0 && errno != EEXIST) break;
   }
-  if (fd < 0) return ErrnoStatus("cannot create a temporary file for", path);
+  if (file.fd_ < 0) {
+    file.temp_.clear();  // nothing to remove
+    return ErrnoStatus("cannot create a temporary file for", path);
+  }
+  return file;
+}
 
-  Status status = WriteAll(fd, bytes.data(), bytes.size());
-  if (!status.ok()) {
-    status = Status(StatusCode::kIoError, "cannot write '" + temp + "': " + status.message());
-  } else if (FlushToDisk(fd) != 0) {
-    status = ErrnoStatus("cannot flush", temp);
+PendingFile::PendingFile(PendingFile&& other) noexcept { *this = std::move(other); }
+
+PendingFile& PendingFile::operator=(PendingFile&& other) noexcept {
+  if (this != &other) {
+    Discard();
+    path_ = std::move(other.path_);
+    temp_ = std::exchange(other.temp_, {});
+    fd_ = std::exchange(other.fd_, -1);
+    written_ = other.written_;
+    writeback_started_ = other.writeback_started_;
+    flushed_ = other.flushed_;
   }
-  if (CloseFile(fd) != 0 && status.ok()) status = ErrnoStatus("cannot close", temp);
-  if (status.ok()) status = MoveIntoPlace(temp, path);
-  if (!status.ok()) RemoveFile(temp);
+  return *this;
+}
+
+PendingFile::~PendingFile() { Discard(); }
+
+Status PendingFile::Write(std::span<const std::byte> bytes) {
+  if (Status s = WriteAll(fd_, bytes.data(), bytes.size()); !s.ok()) {
+    return Status(StatusCode::kIoError, "cannot write '" + temp_ + "': " + s.message());
+  }
+  written_ += bytes.size();
+  return Status::Ok();
+}
+
+void PendingFile::StartWriteback() {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+  if (written_ > writeback_started_) {
+    ::sync_file_range(fd_, static_cast<off64_t>(writeback_started_),
+                      static_cast<off64_t>(written_ - writeback_started_), SYNC_FILE_RANGE_WRITE);
+    writeback_started_ = written_;
+  }
+#endif
+}
+
+Status PendingFile::Flush() {
+  if (FlushToDisk(fd_) != 0) return ErrnoStatus("cannot flush", temp_);
+  flushed_ = true;
+  return Status::Ok();
+}
+
+Status PendingFile::Commit() {
+  Status status = flushed_ ? Status::Ok() : Flush();
+  if (CloseFile(std::exchange(fd_, -1)) != 0 && status.ok()) {
+    status = ErrnoStatus("cannot close", temp_);
+  }
+  if (status.ok()) status = MoveIntoPlace(temp_, path_);
+  if (!status.ok()) {
+    Discard();
+    return status;
+  }
+  temp_.clear();  // it is `path` now
   return status;
+}
+
+void PendingFile::Discard() {
+  if (fd_ >= 0) CloseFile(std::exchange(fd_, -1));
+  if (!temp_.empty()) RemoveFile(std::exchange(temp_, {}));
 }
 
 }  // namespace eltwise::npy

@@ -2,19 +2,30 @@
 // as a subprocess, outputs split by the test and compared bit for bit with tests/oracle.h.
 #include <gtest/gtest.h>
 #if !defined(_WIN32)
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #endif
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "npy_bytes.h"
 #include "oracle.h"
 #include "scratch_files.h"
 #include "test_values.h"
+
+#if !defined(_WIN32)
+extern char** environ;  // POSIX: the environment, for posix_spawn
+#endif
 
 #ifndef ELTWISE_CLI_PATH
 #error "ELTWISE_CLI_PATH must name the eltwise executable"
@@ -82,6 +93,30 @@ std::string ToolPath() {
 #endif
 }
 
+// Sets an environment variable (inherited by the tool) for the lifetime of this object.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+#if defined(_WIN32)
+    _putenv_s(name, value.c_str());
+#else
+    setenv(name, value.c_str(), 1);
+#endif
+  }
+  ~ScopedEnv() {
+#if defined(_WIN32)
+    _putenv_s(name_, "");
+#else
+    unsetenv(name_);
+#endif
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
 class Cli : public ScratchDirTest {
  protected:
   fs::path Path(const std::string& name) const { return dir_ / name; }
@@ -111,12 +146,14 @@ class Cli : public ScratchDirTest {
   // the output header must repeat.
   void RunAndCheck(DataType type, bool big_endian, bool fortran, const std::string& shape,
                    int version, const std::vector<std::byte>& native_values, const std::string& op,
-                   const std::string& option, const std::vector<std::string>& extra = {}) {
+                   const std::string& option, const std::vector<std::string>& extra = {},
+                   bool in_place = false) {
     const size_t element_size = ElementSize(type);
     const std::string descr = TestDescr(type, big_endian);
     const std::vector<std::byte> file_data =
         TestInByteOrder(native_values, element_size, big_endian);
-    const fs::path in = Path("in.npy"), out = Path("out.npy");
+    const fs::path in = Path("in.npy"), out = in_place ? in : Path("out.npy");
+    if (in_place) fs::remove(Path("out.npy"));
     WriteFileBytes(in, TestNpyFile(version, TestDict(descr, fortran, shape), file_data));
     std::vector<std::string> args = {op, op == "sign" ? "--nan" : "--mode", option};
     args.insert(args.end(), extra.begin(), extra.end());
@@ -143,6 +180,9 @@ class Cli : public ScratchDirTest {
                       << ", got " << ToString(type, got);
       }
     }
+    size_t files = 0;  // in (and out), stdout, stderr: no temporary left
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
+    EXPECT_EQ(files, in_place ? 3u : 4u) << "a temporary file was left behind";
   }
 
   // Runs `args` (ending in IN OUT) and checks the rejection contract: exit code `code`, one line on
@@ -383,6 +423,208 @@ TEST_F(Cli, MalformedFilesAreRejected) {
   // The message names the file.
   ExpectRejected({"sign"}, bad_magic, 2, "in.npy");
 }
+
+// Files many chunks long (ELTWISE_CHUNK_BYTES makes the chunk 64 or 960 bytes) whose data ends in a
+// partial chunk: every type (8- and 16-bit ones exhaustively), both byte orders, C and Fortran
+// order, every format version, out of place and in place.
+TEST_F(Cli, StreamedInChunks) {
+  for (const char* chunk : {"64", "1000"}) {  // 1000 is rounded down to 960
+    const ScopedEnv env("ELTWISE_CHUNK_BYTES", chunk);
+    int variant = 0;
+    for (DataType type : kAllTypes) {
+      std::vector<std::byte> values = TestInputs(type, 4096);
+      const size_t element_size = ElementSize(type);
+      size_t columns = values.size() / element_size / 7 - 1;
+      columns -= columns % 2 == 0 ? 1 : 0;  // 7 * odd * element size: never a multiple of 16
+      values.resize(7 * columns * element_size);
+      const std::string shape = "(7, " + std::to_string(columns) + ")";
+      for (bool big_endian : {false, true}) {
+        if (big_endian && element_size == 1) continue;
+        for (bool fortran : {false, true}) {
+          const int version = 1 + variant % 3;
+          const bool in_place = variant % 2 == 1;
+          const std::string op = variant % 4 < 2 ? "round" : "sign";
+          const std::vector<std::string> options = Options(op);
+          const std::string& option = options[static_cast<size_t>(variant) % options.size()];
+          SCOPED_TRACE(std::string(Name(type)) + (big_endian ? " >" : " <") +
+                       (fortran ? " F " : " C ") + op + " " + option + " v" +
+                       std::to_string(version) + (in_place ? " in place" : "") + " chunk " + chunk);
+          RunAndCheck(type, big_endian, fortran, shape, version, values, op, option, {}, in_place);
+          ++variant;
+        }
+      }
+    }
+  }
+}
+
+// More than one chunk of the default size (1 MiB).
+TEST_F(Cli, StreamedFileLargerThanTheDefaultChunk) {
+  std::vector<std::byte> values = TestInputs(DataType::kFloat32, 600000);
+  values.resize(values.size() / 8 * 8);  // an even count of elements, ~2.4 MiB
+  const std::string shape = "(2, " + std::to_string(values.size() / 8) + ")";
+  RunAndCheck(DataType::kFloat32, true, true, shape, 2, values, "round", "halves_to_nearest_even");
+  RunAndCheck(DataType::kFloat32, false, false, shape, 1, values, "sign", "propagate", {}, true);
+}
+
+#if !defined(_WIN32)
+// POSIX: the tool started through /bin/sh (so a cross build's launcher applies), its pid returned.
+pid_t SpawnShell(const std::string& command) {
+  const std::string line = "exec " + command;
+  const char* argv[] = {"/bin/sh", "-c", line.c_str(), nullptr};
+  pid_t pid = -1;
+  if (posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) != 0) {
+    return -1;
+  }
+  return pid;
+}
+
+int WaitExitCode(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The size of the first temporary (".out.npy.tmp-...") in `dir`, or -1 if there is none.
+int64_t TemporarySize(const fs::path& dir) {
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename().string().rfind(".out.npy.tmp-", 0) == 0) {
+      std::error_code error;
+      const uintmax_t size = fs::file_size(e.path(), error);
+      return error ? -1 : static_cast<int64_t>(size);
+    }
+  }
+  return -1;
+}
+
+void WriteAllTo(int fd, const std::vector<std::byte>& bytes, size_t begin, size_t end) {
+  while (begin < end) {
+    const ssize_t n = write(fd, bytes.data() + begin, end - begin);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the reader is gone (EPIPE, SIGPIPE ignored)
+    begin += static_cast<size_t>(n);
+  }
+}
+
+// SIGINT and SIGTERM mid-file: IN is a FIFO fed by the test, so the signal arrives while the tool
+// is provably in the middle (its temporary holds data, the FIFO has not delivered the rest). The
+// tool must stop with 128 + the signal, remove its temporary and leave OUT as it was; after the
+// signal the test still sends the whole rest of a valid file, so a tool that ignored the signal
+// would finish and replace OUT.
+TEST_F(Cli, InterruptedMidFileLeavesOutUntouched) {
+  const ScopedEnv env("ELTWISE_CHUNK_BYTES", "4096");
+  struct sigaction ignore {
+  }, previous{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &previous);
+  const std::vector<std::byte> data(4 << 20, std::byte{0x3f});
+  const std::vector<std::byte> file =
+      TestNpyFile(1, TestDict("<f4", false, "(" + std::to_string(data.size() / 4) + ",)"), data);
+  const std::vector<std::byte> sentinel = TestBytes("OUT must stay exactly as it was");
+  for (const int signal_number : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(signal_number);
+    const fs::path fifo = Path("in.fifo"), out = Path("out.npy");
+    fs::remove(fifo);
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+    WriteFileBytes(out, sentinel);
+    const pid_t pid = SpawnShell(std::string(ELTWISE_CLI_LAUNCHER) + " " + Quote(ToolPath()) +
+                                 " round " + Quote(fifo.string()) + " " + Quote(out.string()) +
+                                 " 2>" + Quote(Path("stderr.txt").string()));
+    ASSERT_GT(pid, 0);
+    const int fd = open(fifo.c_str(), O_WRONLY);  // waits for the tool to open it
+    ASSERT_GE(fd, 0) << std::strerror(errno);
+    const size_t first_part = file.size() / 4;
+    WriteAllTo(fd, file, 0, first_part);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (TemporarySize(dir_) < (64 << 10) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_GE(TemporarySize(dir_), 64 << 10) << "the tool wrote no data to its temporary";
+    ASSERT_EQ(kill(pid, signal_number), 0);
+    WriteAllTo(fd, file, first_part, file.size());
+    close(fd);
+    EXPECT_EQ(WaitExitCode(pid), 128 + signal_number);
+    const std::string err = SlurpText(Path("stderr.txt"));
+    EXPECT_NE(
+        err.find(signal_number == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM"),
+        std::string::npos)
+        << err;
+    EXPECT_EQ(ReadFileBytes(out), sentinel);
+    EXPECT_EQ(TemporarySize(dir_), -1) << "the temporary was left behind";
+  }
+  sigaction(SIGPIPE, &previous, nullptr);
+}
+
+// A full disk, simulated by a file size limit (ulimit -f: 32 KiB for a 1 MiB output): a clear
+// one-line error naming the temporary and the reason, exit code 1, OUT untouched, nothing left.
+TEST_F(Cli, FullDiskIsAClearErrorAndOutStaysUntouched) {
+  const fs::path in = Path("in.npy"), out = Path("out.npy");
+  WriteFileBytes(in, FloatFile("<f4", "(262144,)", 262144, 4));
+  const std::vector<std::byte> sentinel = TestBytes("OUT must stay exactly as it was");
+  WriteFileBytes(out, sentinel);
+  const pid_t pid = SpawnShell("/bin/sh -c " +
+                               Quote("ulimit -f 64 && exec " + std::string(ELTWISE_CLI_LAUNCHER) +
+                                     " " + Quote(ToolPath()) + " round " + Quote(in.string()) +
+                                     " " + Quote(out.string())) +
+                               " 2>" + Quote(Path("stderr.txt").string()));
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(WaitExitCode(pid), 1);
+  const std::string err = SlurpText(Path("stderr.txt"));
+  EXPECT_EQ(err.find('\n'), err.size() - 1) << "stderr is not one line: " << err;
+  EXPECT_NE(err.find("cannot write"), std::string::npos) << err;
+  EXPECT_NE(err.find(std::strerror(EFBIG)), std::string::npos) << err;
+  EXPECT_EQ(ReadFileBytes(out), sentinel);
+  EXPECT_EQ(TemporarySize(dir_), -1) << "the temporary was left behind";
+}
+
+// The progress bar: on a terminal (a pseudo-terminal here) for a run longer than a second (IN is
+// a FIFO the test feeds slowly), with the label, percentage and rate; not with --quiet.
+TEST_F(Cli, ProgressBarOnATerminalOnly) {
+  for (const bool quiet : {false, true}) {
+    SCOPED_TRACE(quiet ? "--quiet" : "");
+    const int master = posix_openpt(O_RDWR | O_NOCTTY);
+    ASSERT_GE(master, 0);
+    ASSERT_EQ(grantpt(master), 0);
+    ASSERT_EQ(unlockpt(master), 0);
+    const std::string terminal = ptsname(master);
+    // Held open by the test too, so the terminal reports its end (EIO) only when this closes.
+    const int slave = open(terminal.c_str(), O_RDWR | O_NOCTTY);
+    ASSERT_GE(slave, 0);
+    std::string shown;
+    std::thread drain([&] {  // the terminal's output, until the tool closes it
+      char buffer[4096];
+      for (ssize_t n; (n = read(master, buffer, sizeof buffer)) > 0;) shown.append(buffer, n);
+    });
+    const fs::path fifo = Path("in.fifo"), out = Path("out.npy");
+    fs::remove(fifo);
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const std::vector<std::byte> values = TestInputs(DataType::kFloat32, 1 << 16);
+    const std::vector<std::byte> file = TestNpyFile(
+        1, TestDict("<f4", false, "(" + std::to_string(values.size() / 4) + ",)"), values);
+    const pid_t pid = SpawnShell(std::string(ELTWISE_CLI_LAUNCHER) + " " + Quote(ToolPath()) +
+                                 " round " + (quiet ? "--quiet " : "") + Quote(fifo.string()) +
+                                 " " + Quote(out.string()) + " 2>" + Quote(terminal));
+    ASSERT_GT(pid, 0);
+    const int fd = open(fifo.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    WriteAllTo(fd, file, 0, file.size() / 2);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+    WriteAllTo(fd, file, file.size() / 2, file.size());
+    close(fd);
+    EXPECT_EQ(WaitExitCode(pid), 0);
+    close(slave);  // the last writer gone, the drain's read fails
+    drain.join();
+    close(master);
+    if (quiet) {
+      EXPECT_EQ(shown, "");
+    } else {
+      EXPECT_NE(shown.find("round " + out.string() + " ["), std::string::npos) << shown;
+      EXPECT_NE(shown.find("%"), std::string::npos) << shown;
+      EXPECT_NE(shown.find("GB/s"), std::string::npos) << shown;
+    }
+  }
+}
+#endif  // !defined(_WIN32)
 
 TEST_F(Cli, UsageErrors) {
   const std::vector<std::byte> file = FloatFile("<f4", "(4,)", 4, 4);

@@ -478,5 +478,102 @@ TEST_F(NpyFiles, ReadErrors) {
   EXPECT_NE(malformed.status().message().find("bad.npy"), std::string::npos);
 }
 
+// InputFile (the streamed reader) accepts and rejects exactly what Parse does, with the same
+// message after the path, and reads the same data in the file's byte order, in pieces.
+TEST_F(NpyFiles, InputFileAgreesWithParse) {
+  const fs::path path = dir_ / "in.npy";
+  const auto check = [&](const std::vector<std::byte>& file, const std::string& what) {
+    SCOPED_TRACE(what);
+    WriteFileBytes(path, file);
+    Expected<npy::Array> parsed = npy::Parse(file);
+    Expected<npy::InputFile> input = npy::InputFile::Open(path.string());
+    if (!parsed.ok()) {
+      ASSERT_FALSE(input.ok());
+      EXPECT_EQ(input.status().code(), parsed.status().code());
+      EXPECT_EQ(input.status().message(), path.string() + ": " + parsed.status().message());
+      return;
+    }
+    ASSERT_TRUE(input.ok()) << input.status().message();
+    const npy::Header& h = input->header();
+    EXPECT_EQ(h.type, parsed->type);
+    EXPECT_EQ(h.shape, parsed->shape);
+    EXPECT_EQ(h.fortran_order, parsed->fortran_order);
+    EXPECT_EQ(h.big_endian, parsed->big_endian);
+    EXPECT_EQ(h.version, parsed->version);
+    std::vector<std::byte> data(h.data_bytes());
+    for (size_t at = 0; at < data.size(); at += 5) {  // odd pieces
+      const size_t n = std::min<size_t>(5, data.size() - at);
+      ASSERT_TRUE(input->ReadData(std::span<std::byte>(data.data() + at, n)).ok());
+    }
+    if (data.empty()) EXPECT_TRUE(input->ReadData({}).ok());
+    EXPECT_EQ(TestInByteOrder(data, ElementSize(h.type), h.big_endian), parsed->data);
+  };
+  const std::vector<std::byte> data = CountingBytes(DataType::kFloat64, 12);
+  for (int version = 1; version <= 3; ++version) {
+    const std::vector<std::byte> good = TestNpyFile(version, TestDict(">f8", true, "(3, 4)"), data);
+    check(good, "good");
+    check(TestNpyFile(version, TestDict("<f4", false, "(0, 4)"), {}), "empty");
+    for (size_t n = 0; n <= good.size() + 3; n += 1 + n / 16) {
+      std::vector<std::byte> prefix(good.begin(), good.begin() + std::min(n, good.size()));
+      prefix.resize(n, std::byte{1});  // longer than the file: trailing bytes
+      check(prefix, "first " + std::to_string(n) + " bytes");
+    }
+    std::mt19937 rng(99 + version);
+    for (int trial = 0; trial < 300; ++trial) {
+      std::vector<std::byte> corrupted = good;
+      corrupted[rng() % std::min<size_t>(corrupted.size(), 140)] = static_cast<std::byte>(rng());
+      check(corrupted, "corruption " + std::to_string(trial));
+    }
+  }
+  // A header longer than InputFile reads (Parse has no such limit): named in the message.
+  std::vector<std::byte> long_header =
+      TestNpyFile(2, TestDict("<f4", false, "(1,)") + std::string(2 << 20, ' '), data);
+  long_header.resize(long_header.size() - data.size() + 4);
+  WriteFileBytes(path, long_header);
+  Expected<npy::InputFile> input = npy::InputFile::Open(path.string());
+  ASSERT_FALSE(input.ok());
+  EXPECT_EQ(input.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(input.status().message().find("eltwise reads headers of at most 1048576 bytes"),
+            std::string::npos)
+      << input.status().message();
+}
+
+// PendingFile: `path` untouched until Commit; Discard (and the destructor) leave no temporary.
+TEST_F(NpyFiles, PendingFileReplacesOnlyOnCommit) {
+  const fs::path path = dir_ / "out.npy";
+  WriteFileBytes(path, TestBytes("old"));
+  {
+    Expected<npy::PendingFile> file = npy::PendingFile::Create(path.string());
+    ASSERT_TRUE(file.ok());
+    ASSERT_TRUE(file->Write(TestBytes("new")).ok());
+    EXPECT_EQ(ReadFileBytes(path), TestBytes("old"));
+  }  // destroyed without Commit
+  EXPECT_EQ(ReadFileBytes(path), TestBytes("old"));
+  Expected<npy::PendingFile> file = npy::PendingFile::Create(path.string());
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE(file->Write(TestBytes("ne")).ok());
+  file->StartWriteback();
+  ASSERT_TRUE(file->Write(TestBytes("w")).ok());
+  ASSERT_TRUE(file->Commit().ok());
+  EXPECT_EQ(ReadFileBytes(path), TestBytes("new"));
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 1u);
+}
+
+// The vectorized byte swap against a byte-by-byte reversal, for every element size.
+TEST(NpySwap, SwapElementBytesReversesEachElement) {
+  for (size_t size : {1, 2, 4, 8}) {
+    std::vector<std::byte> bytes(size * 37);
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>(i * 7 + 1);
+    std::vector<std::byte> swapped = bytes;
+    npy::SwapElementBytes(swapped, size);
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      const size_t element = i / size, within = i % size;
+      ASSERT_EQ(swapped[i], bytes[element * size + (size - 1 - within)]) << size << " " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace eltwise::testing

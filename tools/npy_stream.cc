@@ -1,0 +1,258 @@
+#include "npy_stream.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <csignal>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <thread>
+
+#include "npy/npy.h"
+#include "progress.h"
+#include "staging/staging.h"
+
+namespace eltwise::cli {
+namespace {
+
+// The signal that asked the run to stop (0: none). Set by the handler, read by both threads.
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler stores to it");
+
+extern "C" void RecordStopSignal(int signal) { g_stop_signal.store(signal); }
+
+// Installs RecordStopSignal for SIGINT and SIGTERM (and ignores SIGXFSZ, so that a file size limit
+// makes write() fail with EFBIG, reported like a full disk, instead of killing the process) for
+// its lifetime.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal.store(0);
+    previous_int_ = std::signal(SIGINT, RecordStopSignal);
+    previous_term_ = std::signal(SIGTERM, RecordStopSignal);
+#if defined(SIGXFSZ)
+    previous_xfsz_ = std::signal(SIGXFSZ, SIG_IGN);
+#endif
+  }
+  ~StopSignals() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+#if defined(SIGXFSZ)
+    std::signal(SIGXFSZ, previous_xfsz_);
+#endif
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  using Handler = void (*)(int);
+  Handler previous_int_, previous_term_;
+#if defined(SIGXFSZ)
+  Handler previous_xfsz_;
+#endif
+};
+
+uint64_t ChunkBytes() {
+  uint64_t bytes = kDefaultChunkBytes;
+  if (const char* text = std::getenv("ELTWISE_CHUNK_BYTES"); text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    if (*end != '\0') {
+      Fail(InvalidArgument("ELTWISE_CHUNK_BYTES '" + std::string(text) + "' is not a byte count"));
+    }
+    bytes = value;
+  }
+  return std::max<uint64_t>(64, bytes / 64 * 64);  // whole elements of every type, aligned
+}
+
+// Whether the writer asks the system to start writing each chunk to disk as soon as it is written
+// (so the final fsync overlaps the run); ELTWISE_EARLY_WRITEBACK=0 turns it off, to measure it.
+bool EarlyWriteback() {
+  const char* text = std::getenv("ELTWISE_EARLY_WRITEBACK");
+  return text == nullptr || std::string(text) != "0";
+}
+
+struct AlignedFree {
+  void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{4096}); }
+};
+using AlignedBuffer = std::unique_ptr<std::byte[], AlignedFree>;
+
+// Runs the operator in place on packed chunks. The CPU device executes on the chunk's host memory
+// directly; other devices stage it (staging::RunInPlace). Chunks are run on an extended-level
+// device: the whole array was validated at the requested level, and a level changes what is
+// accepted, never a result.
+class ChunkRunner {
+ public:
+  ChunkRunner(Device device, DataType type, const MakeOperatorDesc& desc_for)
+      : device_(std::move(device)), type_(type), desc_for_(desc_for) {}
+
+  // `chunk` holds whole elements; its buffer extends to `capacity` bytes (room for DirectML's
+  // size rounded up to 4 bytes).
+  Status Run(std::byte* chunk, uint64_t bytes, uint64_t capacity) {
+    const uint64_t count = bytes / ElementSize(type_);
+    const OperatorDesc desc = desc_for_(TensorDesc::Packed(type_, {count}));
+    if (device_.kind() != DeviceKind::kCpu) {
+      return staging::RunInPlace(device_, desc, std::span<std::byte>(chunk, bytes));
+    }
+    if (!compiled_ || compiled_count_ != count) {
+      Expected<CompiledOperator> op = Compile(device_, desc);
+      if (!op.ok()) return op.status();
+      compiled_ = std::move(*op);
+      compiled_count_ = count;
+    }
+    return compiled_->Execute(ConstBinding{chunk, capacity}, Binding{chunk, capacity});
+  }
+
+ private:
+  Device device_;
+  DataType type_;
+  const MakeOperatorDesc& desc_for_;
+  std::optional<CompiledOperator> compiled_;
+  uint64_t compiled_count_ = 0;
+};
+
+// A queue of buffer indices between the two threads.
+class IndexQueue {
+ public:
+  void Push(int index) {
+    {
+      std::lock_guard lock(mutex_);
+      items_.push_back(index);
+    }
+    ready_.notify_one();
+  }
+  int Pop() {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [this] { return !items_.empty(); });
+    const int index = items_.front();
+    items_.pop_front();
+    return index;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<int> items_;
+};
+
+std::string SignalName(int signal) {
+  if (signal == SIGINT) return "SIGINT";
+  if (signal == SIGTERM) return "SIGTERM";
+  return "signal " + std::to_string(signal);
+}
+
+}  // namespace
+
+void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDesc& desc_for,
+                      const StreamOptions& options) {
+  const StopSignals stop_signals;
+  const Device device = MakeDevice(device_options);
+  Expected<npy::InputFile> input = npy::InputFile::Open(options.input);
+  if (!input.ok()) Fail(input.status());
+  const npy::Header& header = input->header();
+  if (Status s = Validate(device.feature_level(), desc_for(header.Desc())); !s.ok()) {
+    Fail(s, options.input);
+  }
+  DeviceOptions chunk_options = device_options;
+  chunk_options.feature_level = std::string(Name(FeatureLevel::kExtended));
+  ChunkRunner runner(
+      device.feature_level() == FeatureLevel::kExtended ? device : MakeDevice(chunk_options),
+      header.type, desc_for);
+
+  Expected<npy::PendingFile> output = npy::PendingFile::Create(options.output);
+  if (!output.ok()) Fail(output.status());
+  const std::vector<std::byte> output_header = npy::SerializeHeader(header);
+  if (Status s = output->Write(output_header); !s.ok()) Fail(s);
+
+  const uint64_t data_bytes = header.data_bytes();
+  const size_t element_size = ElementSize(header.type);
+  const bool swap = npy::NeedsSwap(header);
+  const uint64_t chunk_bytes = std::min(ChunkBytes(), std::max<uint64_t>(data_bytes, 64));
+  const uint64_t capacity = chunk_bytes + 64;
+  const int buffer_count = static_cast<int>(
+      std::min<uint64_t>(kStreamBuffers, (data_bytes + chunk_bytes - 1) / chunk_bytes));
+
+  Progress progress(options.label + " " + options.output, output_header.size() + data_bytes,
+                    Progress::Unit::kBytes, !options.quiet && StderrIsTerminal());
+  std::vector<AlignedBuffer> buffers;
+  std::vector<uint64_t> filled(static_cast<size_t>(buffer_count), 0);
+  IndexQueue free_buffers, full_buffers;
+  for (int i = 0; i < buffer_count; ++i) {
+    buffers.emplace_back(new (std::align_val_t{4096}) std::byte[capacity]());
+    free_buffers.Push(i);
+  }
+
+  // The writer: appends full buffers in order, then hands them back. After an error it only
+  // hands them back.
+  std::mutex status_mutex;
+  Status write_status = Status::Ok();
+  std::atomic<bool> write_failed{false};
+  const bool early_writeback = EarlyWriteback();
+  std::thread writer([&] {
+    uint64_t written = output_header.size();
+    for (int index; (index = full_buffers.Pop()) >= 0; free_buffers.Push(index)) {
+      if (write_failed.load() || g_stop_signal.load() != 0) continue;
+      const std::span<const std::byte> bytes(buffers[static_cast<size_t>(index)].get(),
+                                             filled[static_cast<size_t>(index)]);
+      if (Status s = output->Write(bytes); !s.ok()) {
+        std::lock_guard lock(status_mutex);
+        write_status = s;
+        write_failed.store(true);
+        continue;
+      }
+      if (early_writeback) output->StartWriteback();
+      written += bytes.size();
+      progress.Update(written);
+    }
+  });
+
+  // This thread: reads and computes chunk after chunk into free buffers.
+  Status status = Status::Ok();
+  for (uint64_t offset = 0; offset < data_bytes && status.ok();) {
+    const int index = free_buffers.Pop();
+    if (write_failed.load() || g_stop_signal.load() != 0) {
+      free_buffers.Push(index);
+      break;
+    }
+    std::byte* chunk = buffers[static_cast<size_t>(index)].get();
+    const uint64_t bytes = std::min(chunk_bytes, data_bytes - offset);
+    status = input->ReadData(std::span<std::byte>(chunk, bytes));
+    if (status.ok()) {
+      if (swap) npy::SwapElementBytes(std::span<std::byte>(chunk, bytes), element_size);
+      status = runner.Run(chunk, bytes, capacity);
+      if (!status.ok()) status = Status(status.code(), options.input + ": " + status.message());
+      if (swap) npy::SwapElementBytes(std::span<std::byte>(chunk, bytes), element_size);
+    }
+    if (!status.ok()) {
+      free_buffers.Push(index);
+      break;
+    }
+    filled[static_cast<size_t>(index)] = bytes;
+    full_buffers.Push(index);
+    offset += bytes;
+  }
+  if (status.ok() && data_bytes == 0) status = input->ReadData({});  // checks the file ends
+  full_buffers.Push(-1);
+  writer.join();
+  if (status.ok() && write_failed.load()) status = write_status;
+
+  if (status.ok() && g_stop_signal.load() == 0) status = output->Flush();
+  progress.Clear();
+  if (const int signal = g_stop_signal.load(); signal != 0) {
+    output->Discard();
+    throw CommandError(128 + signal, "interrupted by " + SignalName(signal) + ": '" +
+                                         options.output + "' was not written");
+  }
+  // Closed before OUT replaces it: OUT may be IN, and Windows refuses to replace an open file.
+  input->Close();
+  if (status.ok()) status = output->Commit();
+  if (!status.ok()) {
+    output->Discard();
+    Fail(status);
+  }
+}
+
+}  // namespace eltwise::cli
