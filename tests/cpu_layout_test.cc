@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "core/function.h"
+#include "core/plan.h"
+#include "cpu/cpu_backend.h"
 #include "cpu/kernels.h"
 #include "eltwise/eltwise.h"
 #include "fp_control.h"
@@ -521,6 +523,150 @@ TEST(CpuLayouts, OneCompiledOperatorFromManyThreads) {
       }
     }
   }
+}
+
+// ---- transposed tiles ---------------------------------------------------------------------------
+
+// The transposed-tile kernel of every table (each SIMD target) against the reference functor,
+// element by element: tile extents around the 128-bit block edge (16 / element size) and the
+// vector widths, positive and negative input row strides, output rows with padding between them
+// that must stay untouched, and guard bytes before and after the output.
+TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
+  constexpr size_t kGuard = 64;
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (Function f : AllFunctions()) {
+      for (DataType type : AllTypes()) {
+        const size_t esize = ElementSize(type);
+        const ContiguousKernel ref = ReferenceKernels().Contiguous(f, type);
+        const TransposedKernel kernel = table.table->Transposed(f, type);
+        for (size_t a_count : {size_t{1}, size_t{3}, 16 / esize - 1, 16 / esize, 16 / esize + 1,
+                               size_t{17}, size_t{33}, size_t{64}, size_t{67}, size_t{130}}) {
+          for (size_t b_count : {size_t{1}, 16 / esize, 16 / esize + 3, size_t{31}, size_t{64}}) {
+            for (bool negative : {false, true}) {
+              if (a_count == 0 || b_count == 0) continue;
+              SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(f)) + " " +
+                           std::string(Name(type)) + " a=" + std::to_string(a_count) +
+                           " b=" + std::to_string(b_count) + (negative ? " negative" : ""));
+              const size_t in_pitch = (a_count + 5) * esize;  // bytes between input rows (b)
+              const std::vector<std::byte> input =
+                  MixedInputs(type, (a_count + 5) * b_count, 17 + a_count + b_count);
+              const std::byte* in = input.data();
+              ptrdiff_t in_stride = static_cast<ptrdiff_t>(in_pitch);
+              if (negative) {  // row b at (b_count - 1 - b) * in_pitch
+                in += (b_count - 1) * in_pitch;
+                in_stride = -in_stride;
+              }
+              const size_t out_pitch = (b_count + 3) * esize;
+              std::vector<std::byte> buffer(2 * kGuard + a_count * out_pitch, kSentinel);
+              std::byte* out = buffer.data() + kGuard;
+              kernel(in, in_stride, out, static_cast<ptrdiff_t>(out_pitch), a_count, b_count);
+              for (size_t i = 0; i < buffer.size(); ++i) {
+                const size_t o = i - kGuard;  // wraps for the leading guard
+                const bool element =
+                    i >= kGuard && o < a_count * out_pitch && o % out_pitch < b_count * esize;
+                if (!element) {
+                  ASSERT_EQ(buffer[i], kSentinel) << "wrote byte " << i << " outside the tile";
+                  continue;
+                }
+                if (o % esize != 0) continue;
+                const size_t a = o / out_pitch, b = o % out_pitch / esize;
+                std::byte want[8];
+                ref(in + static_cast<ptrdiff_t>(b) * in_stride + a * esize, want, 1);
+                ASSERT_TRUE(SameResult(type, want, buffer.data() + i))
+                    << "element a=" << a << " b=" << b;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Plans through every kernel table (RunPlanWithTable), 1 and 2 threads: 2-d transposes at tile
+// edges and odd sizes, N-d permutations the planner reduces to batched 2-d transposes, a
+// transposed input into a strided output and a transposed input with a stride along its fast dim
+// (both through the generic tile path), against the element-by-element reference walk.
+TEST(CpuLayouts, TransposedPlansOnEveryTable) {
+  struct Case {
+    std::vector<uint64_t> sizes;
+    std::vector<int64_t> in_strides, out_strides;  // empty: packed
+  };
+  const std::vector<Case> cases = {
+      {{64, 64}, {1, 64}, {}},
+      {{129, 67}, {1, 129}, {}},
+      {{8, 300}, {1, 8}, {}},
+      {{300, 9}, {1, 300}, {}},
+      {{9, 33, 20}, {1, 9, 9 * 33}, {}},                // 3-d permutation (2, 1, 0)
+      {{5, 40, 3, 36}, {40, 1, 40 * 5 * 36, 200}, {}},  // 4-d, batched
+      {{70, 90}, {1, 70}, {200, 2}},                    // output strided along b: generic tiles
+      {{70, 90}, {2, 140}, {}},                         // input not packed along a: generic tiles
+      {{70, 90}, {-1, 70}, {}},                         // input reversed along a: generic tiles
+  };
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (DataType type : AllTypes()) {
+      const size_t esize = ElementSize(type);
+      for (const Case& c : cases) {
+        for (Function f :
+             {Function::kSignNanPropagate, Function::kRoundHalvesToNearestEven, Function::kCopy}) {
+          const Function planned = Planned(f, type);
+          const std::vector<int64_t> in_strides =
+              c.in_strides.empty() ? PackedStrides(c.sizes) : c.in_strides;
+          const std::vector<int64_t> out_strides =
+              c.out_strides.empty() ? PackedStrides(c.sizes) : c.out_strides;
+          const TensorDesc in_desc = Desc(type, c.sizes, c.in_strides);
+          const TensorDesc out_desc = Desc(type, c.sizes, c.out_strides);
+          const Plan plan = MakePlan(planned, in_desc, out_desc, 1, 1);
+          ASSERT_EQ(plan.layout, Layout::kTransposed);
+          const std::vector<std::byte> input =
+              MixedInputs(type, in_desc.total_tensor_size_in_bytes / esize + 1, 5);
+          std::vector<std::byte> want(out_desc.total_tensor_size_in_bytes, kSentinel);
+          const ContiguousKernel ref = ReferenceKernels().Contiguous(planned, type);
+          ForEachElement(c.sizes, in_strides, out_strides, esize, [&](uint64_t i, uint64_t o) {
+            ref(input.data() + i, want.data() + o, 1);
+          });
+          for (int threads : {1, 2}) {
+            SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(planned)) + " " +
+                         std::string(Name(type)) + " rank " + std::to_string(c.sizes.size()) +
+                         " threads=" + std::to_string(threads));
+            std::vector<std::byte> output(out_desc.total_tensor_size_in_bytes, kSentinel);
+            RunPlanWithTable(*table.table, plan, input.data(), output.data(), threads);
+            for (size_t b = 0; b < output.size(); b += esize) {
+              ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b))
+                  << "output byte offset " << b;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The planner's layout decision, shared by every backend.
+TEST(Planner, LayoutSubKinds) {
+  const DataType t = DataType::kFloat32;
+  auto plan = [&](std::vector<uint64_t> sizes, std::vector<int64_t> in,
+                  std::vector<int64_t> out = {}) {
+    return MakePlan(Function::kSignNanZero, Desc(t, sizes, in), Desc(t, sizes, out), 1, 1);
+  };
+  EXPECT_EQ(plan({10, 20}, {}).layout, Layout::kContiguous);
+  EXPECT_EQ(plan({10, 20}, {0, 0}).layout, Layout::kBroadcast);
+  EXPECT_EQ(plan({10, 20}, {30, 1}).layout, Layout::kRows);
+  EXPECT_EQ(plan({10, 20}, {1, 10}).layout, Layout::kTransposed);
+  EXPECT_EQ(plan({10, 20}, {2, 20}).layout, Layout::kTransposed);  // |2| < |20|
+  EXPECT_EQ(plan({4, 20}, {1, 4}).layout, Layout::kGathered);      // too narrow to tile
+  EXPECT_EQ(plan({10, 20}, {40, 2}).layout, Layout::kGathered);    // strided rows
+  EXPECT_EQ(plan({10, 20}, {1, 0}).layout, Layout::kGathered);     // broadcast along rows
+  // A 3-d permutation: the input's fastest dim (size 9) moves next to the innermost; the other
+  // keeps its place as the batch dim.
+  const Plan p = plan({9, 33, 20}, {1, 9, 9 * 33});
+  ASSERT_EQ(p.layout, Layout::kTransposed);
+  ASSERT_EQ(p.rank, 3);
+  EXPECT_EQ(p.sizes[0], 33u);
+  EXPECT_EQ(p.sizes[1], 9u);
+  EXPECT_EQ(p.sizes[2], 20u);
+  EXPECT_EQ(p.input_strides[1], 1);
+  EXPECT_EQ(p.output_strides[2], 1);
 }
 
 }  // namespace

@@ -25,6 +25,37 @@ uint64_t FirstElementOffset(const std::vector<uint64_t>& sizes, const std::vecto
   return offset * element_size;
 }
 
+// Among the dims other than the innermost (the last), the one the input walks fastest (smallest
+// non-zero stride magnitude; the outermost on ties), or dims.size() if every such stride is 0.
+size_t FastestInputDim(const std::vector<Dim>& dims) {
+  size_t best = dims.size();
+  for (size_t d = 0; d + 1 < dims.size(); ++d) {
+    if (dims[d].in == 0) continue;
+    if (best == dims.size() || StrideMagnitude(dims[d].in) < StrideMagnitude(dims[best].in)) {
+      best = d;
+    }
+  }
+  return best;
+}
+
+// The layout of simplified dims (outermost first, innermost last), see Layout.
+Layout ClassifyLayout(const std::vector<Dim>& dims) {
+  if (dims.empty() || (dims.size() == 1 && dims[0].in == 1 && dims[0].out == 1)) {
+    return Layout::kContiguous;
+  }
+  if (std::all_of(dims.begin(), dims.end(), [](const Dim& d) { return d.in == 0; })) {
+    return Layout::kBroadcast;
+  }
+  const Dim& inner = dims.back();
+  if (dims.size() >= 2 && inner.in == 1 && inner.out == 1) return Layout::kRows;
+  const size_t a = FastestInputDim(dims);
+  if (a < dims.size() && inner.in != 0 && StrideMagnitude(dims[a].in) < StrideMagnitude(inner.in) &&
+      dims[a].size >= kMinTransposeExtent && inner.size >= kMinTransposeExtent) {
+    return Layout::kTransposed;
+  }
+  return Layout::kGathered;
+}
+
 }  // namespace
 
 Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
@@ -93,6 +124,15 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
   }
   std::reverse(result.begin(), result.end());  // outermost first
 
+  const Layout layout = ClassifyLayout(result);
+  if (layout == Layout::kTransposed) {
+    // The input's fastest dim goes next to the innermost; the others keep their order.
+    const auto fastest = FastestInputDim(result);
+    const Dim moved = result[fastest];
+    result.erase(result.begin() + static_cast<ptrdiff_t>(fastest));
+    result.insert(result.end() - 1, moved);
+  }
+  plan.layout = layout;
   plan.rank = static_cast<int>(result.size());
   for (int i = 0; i < plan.rank; ++i) {
     plan.sizes[i] = result[i].size;
@@ -102,15 +142,6 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
   plan.input_offset = static_cast<uint64_t>(in_offset);
   plan.output_offset = static_cast<uint64_t>(out_offset);
 
-  const bool input_broadcast =
-      std::all_of(result.begin(), result.end(), [](const Dim& d) { return d.in == 0; });
-  if (plan.rank == 0 || (plan.rank == 1 && result[0].in == 1 && result[0].out == 1)) {
-    plan.layout = Layout::kContiguous;
-  } else if (input_broadcast) {
-    plan.layout = Layout::kBroadcast;
-  } else {
-    plan.layout = Layout::kStrided;
-  }
   return plan;
 }
 

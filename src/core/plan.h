@@ -11,12 +11,19 @@
 
 namespace eltwise {
 
+// The loop shape every backend runs; decided once by MakePlan so that backends share one rule.
 enum class Layout : uint8_t {
   kEmpty,       // no elements: nothing to do
   kContiguous,  // one run of `element_count` packed elements in and out
   kBroadcast,   // every output element reads the same input element: compute once, fill
-  kStrided,     // general: rank dims, innermost last
+  kRows,        // rank >= 2, the innermost dim packed (stride 1) in both tensors: one run per row
+  kTransposed,  // rank >= 2, dim rank-2 is the input's fastest dim and rank-1 the output's:
+                // tiles of (rank-2, rank-1) read along one and written along the other
+  kGathered,    // anything else: the innermost dim is strided in the input or the output
 };
+
+// A transposed layout needs both tile extents at least this large to be worth tiling.
+inline constexpr uint64_t kMinTransposeExtent = 8;
 
 // Where input and output lie relative to each other for one execution.
 enum class Aliasing : uint8_t {
@@ -33,8 +40,9 @@ struct Plan {
   Layout layout = Layout::kEmpty;
 
   // Simplified iteration space: size-1 dims dropped, output strides made positive and sorted
-  // descending (innermost last), dims that are contiguous in both tensors merged. Strides in
-  // elements. rank 0 means a single element.
+  // descending (innermost last), dims that are contiguous in both tensors merged; for kTransposed
+  // the input's fastest dim is then moved to rank-2 (an N-d permutation becomes a batch of 2-d
+  // transposes). Strides in elements. rank 0 means a single element.
   int rank = 0;
   std::array<uint64_t, kMaxRank> sizes{};
   std::array<int64_t, kMaxRank> input_strides{};

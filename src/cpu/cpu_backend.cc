@@ -1,11 +1,13 @@
 // CPU plan driver. The plan (src/core/plan.cc) has already dropped size-1 dims, ordered dims by
-// output stride and merged contiguous ones; this file picks the loop:
+// output stride, merged contiguous ones and chosen the layout; this file runs it:
 //   contiguous   one kernel call over the whole run (in place too), split across threads;
 //   rows         the innermost dim is packed in both tensors: one kernel call per row (segment);
 //   broadcast    every output element is f(the one input element): compute once, then fill;
+//   transposed   input packed along dim rank-2, output along rank-1: tiles through the table's
+//                transposed kernel (transposed in registers, the function applied on the way);
+//                other strides of a transposed layout take the gathered path's tiles;
 //   gathered     the innermost dim is strided: tiles of rows are gathered into a small buffer, run
 //                through the contiguous kernel and stored (scattered if the output is strided).
-//                Tiles span two dims so a transposed input is read a cache line at a time.
 // Partial overlap of input and output: a contiguous run is processed in bounded chunks in the
 // direction that never overwrites unread input (like memmove); other layouts copy the input span.
 // Work is split into tasks of about kTaskBytes, run by the persistent pool above kParallelBytes.
@@ -253,6 +255,44 @@ void TileGather(const std::byte* in, ptrdiff_t row_stride, ptrdiff_t column_stri
 }
 using TileGatherFn = void (*)(const std::byte*, ptrdiff_t, ptrdiff_t, std::byte*, size_t, size_t);
 
+// ---- transposed (input packed along dim rank-2, output along rank-1) ----------------------------
+
+// Tile edge in elements per element size (index log2(size)): each tile's input and output
+// (edge^2 * size bytes each) stay in L1 while the tile is transposed.
+constexpr std::array<size_t, 4> kTransposeTileEdge = {128, 64, 64, 32};
+
+// Tiles of (a = rank-2, b = rank-1) in the order outer index, a-tile, b-tile: consecutive tasks
+// continue the same output rows. Each tile is one call of the table's transposed kernel, which
+// transposes in registers and applies the function on the way.
+void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* input,
+                   std::byte* output, int threads) {
+  const size_t esize = plan.element_size;
+  const int a_dim = plan.rank - 2;
+  const int b_dim = plan.rank - 1;
+  const uint64_t a_size = plan.sizes[a_dim];
+  const uint64_t b_size = plan.sizes[b_dim];
+  const ptrdiff_t in_b = plan.input_strides[b_dim] * static_cast<ptrdiff_t>(esize);
+  const ptrdiff_t out_a = plan.output_strides[a_dim] * static_cast<ptrdiff_t>(esize);
+  const size_t edge = kTransposeTileEdge[static_cast<size_t>(__builtin_ctz(esize))];
+  const uint64_t a_tiles = (a_size + edge - 1) / edge;
+  const uint64_t b_tiles = (b_size + edge - 1) / edge;
+  const TransposedKernel kernel = table.Transposed(plan.function, plan.type);
+  auto tile = [&](uint64_t task) {
+    const uint64_t b0 = (task % b_tiles) * edge;
+    const uint64_t a0 = (task / b_tiles % a_tiles) * edge;
+    const RowWalker walk(plan, a_dim, input, output, task / b_tiles / a_tiles);
+    kernel(walk.in + static_cast<ptrdiff_t>(a0 * esize) + static_cast<ptrdiff_t>(b0) * in_b, in_b,
+           walk.out + static_cast<ptrdiff_t>(a0) * out_a + static_cast<ptrdiff_t>(b0 * esize),
+           out_a, static_cast<size_t>(std::min<uint64_t>(edge, a_size - a0)),
+           static_cast<size_t>(std::min<uint64_t>(edge, b_size - b0)));
+  };
+  const uint64_t tasks = OuterCount(plan, a_dim) * a_tiles * b_tiles;
+  ThreadPool::Global().ParallelFor(tasks, ThreadsFor(threads, 2 * plan.element_count * esize),
+                                   tile);
+}
+
+// ---- gathered and other transposed layouts ------------------------------------------------------
+
 // Iteration: outer dims [0, rank-2), then tiles of kTileRows along dim rank-2 ("a") by `piece`
 // elements along the innermost dim ("b"). Each task is one (outer index, a-tile, b-piece).
 void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* input,
@@ -281,9 +321,10 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   const bool packed_in = in_b == static_cast<ptrdiff_t>(esize);
   const bool packed_out = out_b == static_cast<ptrdiff_t>(esize);
 
-  // A transposed input (contiguous along `a`, strided along `b`): gather whole tiles reading
-  // along `a`, so every input cache line is used once per tile instead of once per row.
-  const bool transpose = !packed_in && a_dim >= 0 && std::llabs(in_a) < std::llabs(in_b);
+  // A transposed input that is not packed along `a` or an output not packed along `b`: gather
+  // whole tiles reading along `a`, so every input cache line is used once per tile instead of once
+  // per row.
+  const bool transpose = plan.layout == Layout::kTransposed;
   const TileGatherFn tile_gather =
       WithElementType(esize, [](auto u) -> TileGatherFn { return &TileGather<decltype(u)>; });
 
@@ -447,12 +488,18 @@ void RunPlan(const KernelTable& table, const Plan& plan, const std::byte* input,
     case Layout::kBroadcast:
       RunBroadcast(table, plan, input, output, threads);
       return;
-    case Layout::kStrided:
-      if (plan.input_strides[plan.rank - 1] == 1 && plan.output_strides[plan.rank - 1] == 1) {
-        RunRows(table, plan, input, output, threads);
+    case Layout::kRows:
+      RunRows(table, plan, input, output, threads);
+      return;
+    case Layout::kTransposed:
+      if (plan.input_strides[plan.rank - 2] == 1 && plan.output_strides[plan.rank - 1] == 1) {
+        RunTransposed(table, plan, input, output, threads);
       } else {
         RunGathered(table, plan, input, output, threads);
       }
+      return;
+    case Layout::kGathered:
+      RunGathered(table, plan, input, output, threads);
       return;
   }
 }
