@@ -145,18 +145,4 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
   return plan;
 }
 
-Aliasing Classify(const Plan& plan, const std::byte* input, const std::byte* output) {
-  if (plan.layout == Layout::kEmpty) return Aliasing::kDisjoint;
-  const auto in_lo = reinterpret_cast<uintptr_t>(input);
-  const auto out_lo = reinterpret_cast<uintptr_t>(output);
-  if (in_lo + plan.input_span <= out_lo || out_lo + plan.output_span <= in_lo) {
-    return Aliasing::kDisjoint;
-  }
-  bool same_walk = in_lo + plan.input_offset == out_lo + plan.output_offset;
-  for (int i = 0; same_walk && i < plan.rank; ++i) {
-    same_walk = plan.input_strides[i] == plan.output_strides[i];
-  }
-  return same_walk ? Aliasing::kInPlace : Aliasing::kPartial;
-}
-
 }  // namespace eltwise

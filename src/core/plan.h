@@ -65,7 +65,19 @@ struct Plan {
 Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
               uint32_t input_alignment, uint32_t output_alignment);
 
-// Classifies where the bound buffers lie relative to each other.
-Aliasing Classify(const Plan& plan, const std::byte* input, const std::byte* output);
+// Classifies where the bound buffers lie relative to each other. Inline: it runs on every call.
+inline Aliasing Classify(const Plan& plan, const std::byte* input, const std::byte* output) {
+  if (plan.layout == Layout::kEmpty) return Aliasing::kDisjoint;
+  const auto in_lo = reinterpret_cast<uintptr_t>(input);
+  const auto out_lo = reinterpret_cast<uintptr_t>(output);
+  if (in_lo + plan.input_span <= out_lo || out_lo + plan.output_span <= in_lo) {
+    return Aliasing::kDisjoint;
+  }
+  bool same_walk = in_lo + plan.input_offset == out_lo + plan.output_offset;
+  for (int i = 0; same_walk && i < plan.rank; ++i) {
+    same_walk = plan.input_strides[i] == plan.output_strides[i];
+  }
+  return same_walk ? Aliasing::kInPlace : Aliasing::kPartial;
+}
 
 }  // namespace eltwise

@@ -508,7 +508,15 @@ class Cpu final : public Backend {
  public:
   Status Run(const internal::DeviceState& device, const Plan& plan, const std::byte* input,
              std::byte* output, Aliasing aliasing) const override {
-    const KernelTable& table = BestKernelTable();
+    const KernelTable& table = table_;
+    // Small contiguous calls (the common case of many small tensors): straight to the kernel,
+    // without the layout switch and the threading decisions.
+    if (plan.layout == Layout::kContiguous && aliasing != Aliasing::kPartial &&
+        plan.element_count * plan.element_size < kParallelBytes / 2) {
+      table.Contiguous(plan.function, plan.type)(input + plan.input_offset,
+                                                 output + plan.output_offset, plan.element_count);
+      return Status::Ok();
+    }
     if (aliasing == Aliasing::kPartial) {
       if (plan.layout == Layout::kContiguous) {
         return RunContiguousOverlapping(table, plan, input + plan.input_offset,
@@ -548,6 +556,9 @@ class Cpu final : public Backend {
   Status Synchronize(const internal::DeviceState& /*device*/) const override {
     return Status::Ok();
   }
+
+ private:
+  const KernelTable& table_ = BestKernelTable();  // chosen once: the CPU does not change
 };
 
 }  // namespace
