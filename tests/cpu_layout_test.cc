@@ -421,17 +421,21 @@ TEST(CpuLayouts, BroadcastFillAtUnalignedAddresses) {
 // In place (output == input) and partial overlap (output shifted against the input by whole and
 // fractional elements, both directions): the result is as if the whole input were read first.
 void CheckOverlap(DataType t, Function f, const std::vector<uint64_t>& sizes,
-                  const std::vector<int64_t>& strides, int64_t shift_bytes, int threads) {
+                  const std::vector<int64_t>& strides, int64_t shift_bytes, int threads,
+                  const std::vector<int64_t>& output_strides = {}) {
   SCOPED_TRACE(std::string(Name(f)) + " " + std::string(Name(t)) +
                " shift=" + std::to_string(shift_bytes) + " threads=" + std::to_string(threads) +
                " rank=" + std::to_string(sizes.size()));
   const size_t esize = ElementSize(t);
   const std::vector<int64_t> s = strides.empty() ? PackedStrides(sizes) : strides;
+  const std::vector<int64_t> so = output_strides.empty() ? s : output_strides;
   const TensorDesc desc = Desc(t, sizes, strides);
-  const uint64_t bytes = desc.total_tensor_size_in_bytes;
+  const TensorDesc out_desc = Desc(t, sizes, so);
+  const uint64_t bytes =
+      std::max(desc.total_tensor_size_in_bytes, out_desc.total_tensor_size_in_bytes);
   Expected<Device> device = Device::Cpu(CpuOptions{.threads = threads});
   ASSERT_TRUE(device.ok());
-  Expected<CompiledOperator> op = Compile(*device, DescribeFunction(f, desc, desc));
+  Expected<CompiledOperator> op = Compile(*device, DescribeFunction(f, desc, out_desc));
   ASSERT_TRUE(op.ok()) << op.status().message();
 
   const uint64_t margin = static_cast<uint64_t>(std::abs(shift_bytes)) + 64;
@@ -443,12 +447,12 @@ void CheckOverlap(DataType t, Function f, const std::vector<uint64_t>& sizes,
   const ContiguousKernel ref = ReferenceKernels().Contiguous(Planned(f, t), t);
   const std::byte* snapshot_in = before.data() + margin;
   std::byte* want_out = want.data() + margin + shift_bytes;
-  ForEachElement(sizes, s, s, esize,
+  ForEachElement(sizes, s, so, esize,
                  [&](uint64_t i, uint64_t o) { ref(snapshot_in + i, want_out + o, 1); });
   ASSERT_TRUE(op->Execute({in, bytes}, {out, bytes}).ok());
   // Bytes outside output elements must be untouched; output elements must match (NaN as NaN).
   std::vector<int64_t> owner(buffer.size(), -1);
-  ForEachElement(sizes, s, s, esize, [&](uint64_t, uint64_t o) {
+  ForEachElement(sizes, s, so, esize, [&](uint64_t, uint64_t o) {
     const int64_t start = static_cast<int64_t>(margin + o) + shift_bytes;
     for (size_t k = 0; k < esize; ++k) owner[static_cast<size_t>(start) + k] = start;
   });
@@ -486,6 +490,27 @@ TEST(CpuLayouts, InPlaceAndPartialOverlap) {
 
 // One compiled operator executed from several threads at once, each call big enough to use the
 // pool.
+// Partial overlaps with different input and output walks: chunked (bounded memory) where both
+// walks rise and one direction is safe, the whole-input copy otherwise; rows longer than the
+// chunk, many short rows, strided inner dims, in both directions and at distances around the
+// planner's gap.
+TEST(CpuLayouts, PartialOverlapOfDifferentWalks) {
+  for (DataType t : {DataType::kFloat32, DataType::kInt8, DataType::kFloat64}) {
+    const int64_t e = static_cast<int64_t>(ElementSize(t));
+    for (Function f : {Function::kSignNanPropagate, Function::kRoundUp}) {
+      for (int64_t shift :
+           std::vector<int64_t>{-3 * e, -e, -1, 0, 1, e, 5 * e, 300 * e, -300 * e}) {
+        CheckOverlap(t, f, {301, 203}, {220, 1}, shift, 1, {203, 1});      // compaction of rows
+        CheckOverlap(t, f, {301, 203}, {203, 1}, shift, 2, {220, 1});      // expansion of rows
+        CheckOverlap(t, f, {3, 70001}, {70001, 1}, shift, 1, {70003, 1});  // rows > a chunk
+        CheckOverlap(t, f, {4001, 3}, {6, 2}, shift, 1, {3, 1});           // strided inner dims
+        CheckOverlap(t, f, {4001, 3}, {3, 1}, shift, 2, {7, 2});
+        CheckOverlap(t, f, {60, 50}, {1, 60}, shift, 1, {50, 1});  // transposed walk
+      }
+    }
+  }
+}
+
 TEST(CpuLayouts, OneCompiledOperatorFromManyThreads) {
   Expected<Device> device = Device::Cpu(CpuOptions{.threads = 3});
   ASSERT_TRUE(device.ok());
@@ -667,6 +692,33 @@ TEST(Planner, LayoutSubKinds) {
   EXPECT_EQ(p.sizes[2], 20u);
   EXPECT_EQ(p.input_strides[1], 1);
   EXPECT_EQ(p.output_strides[2], 1);
+  EXPECT_EQ(p.overlap_staging, OverlapStaging::kWholeInput);  // the input walk does not rise
+}
+
+// The planner's partial-overlap staging: chunked with the gaps that make each direction exact.
+TEST(Planner, OverlapStaging) {
+  const DataType t = DataType::kFloat32;
+  auto plan = [&](std::vector<uint64_t> sizes, std::vector<int64_t> in,
+                  std::vector<int64_t> out = {}) {
+    return MakePlan(Function::kSignNanZero, Desc(t, sizes, in), Desc(t, sizes, out), 1, 1);
+  };
+  Plan p = plan({10, 20}, {});
+  EXPECT_EQ(p.overlap_staging, OverlapStaging::kChunked);
+  EXPECT_EQ(p.overlap_forward_gap, 0u);
+  EXPECT_EQ(p.overlap_backward_gap, 0u);
+  p = plan({10, 20}, {0, 0});
+  EXPECT_EQ(p.overlap_staging, OverlapStaging::kNone);
+  // Rows of 20 in a pitch of 25 into packed rows: each output row lies 5 (elements) per row
+  // further below its input, so front to back always works, back to front from 9 * 5 elements.
+  p = plan({10, 20}, {25, 1});
+  EXPECT_EQ(p.overlap_staging, OverlapStaging::kChunked);
+  EXPECT_EQ(p.overlap_forward_gap, 0u);
+  EXPECT_EQ(p.overlap_backward_gap, 9u * 5 * 4);
+  p = plan({10, 20}, {}, {25, 1});
+  EXPECT_EQ(p.overlap_forward_gap, 9u * 5 * 4);
+  EXPECT_EQ(p.overlap_backward_gap, 0u);
+  EXPECT_EQ(plan({10, 20}, {1, 10}).overlap_staging, OverlapStaging::kWholeInput);
+  EXPECT_EQ(plan({10, 20}, {-20, 1}).overlap_staging, OverlapStaging::kWholeInput);
 }
 
 }  // namespace

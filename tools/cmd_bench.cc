@@ -4,7 +4,7 @@
 // wherever the CUDA backend is built.
 //
 // Baselines (CPU, same thread count as the device; CUDA: CopyOnDevice):
-//   contiguous, rows, transposed: the best of memcpy and a copy loop over the same bytes;
+//   contiguous, rows, transposed, overlap: the best of memcpy and a copy loop over the same bytes;
 //   inplace: a loop that reads and rewrites the same bytes in place;
 //   broadcast: memset of the output bytes (a fill).
 // ratio = copy_seconds / seconds: 1.0 means as fast as the copy.
@@ -299,6 +299,14 @@ std::optional<Shapes> MakeShapes(const std::string& layout, DataType type, uint6
     n = rows * cols;
     s.input = TensorDesc::Strided(type, {rows, cols}, {static_cast<int64_t>(pitch), 1});
     s.output = s.input;
+  } else if (layout == "overlap") {
+    // Rows of 1000 in a pitch of 1024 compacted into packed rows in the same buffer (a partial
+    // overlap whose walks both rise: processed in bounded chunks).
+    const uint64_t cols = 1000, pitch = 1024;
+    const uint64_t rows = std::max<uint64_t>(1, n / cols);
+    n = rows * cols;
+    s.input = TensorDesc::Strided(type, {rows, cols}, {static_cast<int64_t>(pitch), 1});
+    s.output = TensorDesc::Packed(type, {rows, cols});
   } else {
     return std::nullopt;
   }
@@ -367,6 +375,7 @@ void RunBench(const BenchOptions& options) {
           std::optional<Shapes> shapes = MakeShapes(layout, type, bytes);
           if (!shapes) Fail(InvalidArgument("--layouts '" + layout + "' is not a layout"));
           const bool in_place = layout == "inplace";
+          const bool same_buffer = in_place || layout == "overlap";
           OperatorDesc desc;
           if (op == Op::kSign) {
             desc = SignDesc{shapes->input, shapes->output, nan};
@@ -381,11 +390,11 @@ void RunBench(const BenchOptions& options) {
           const uint64_t esize = ElementSize(type);
           const uint64_t payload = shapes->elements * esize;  // bytes of output elements
           DeviceBuffer input(device, shapes->input_bytes);
-          DeviceBuffer output(device, in_place ? 16 : shapes->output_bytes);
+          DeviceBuffer output(device, same_buffer ? 16 : shapes->output_bytes);
           const std::vector<std::byte> host = RandomBytes(type, shapes->input_bytes / esize);
           if (Status s = CopyToDevice(device, input.data, host.data(), host.size()); !s.ok())
             Fail(s);
-          void* out_data = in_place ? input.data : output.data;
+          void* out_data = same_buffer ? input.data : output.data;
           const uint64_t out_size = in_place ? shapes->input_bytes : shapes->output_bytes;
           // Copy baselines use same-size scratch buffers with the payload's byte count.
           DeviceBuffer copy_src(device, payload), copy_dst(device, payload);
@@ -517,7 +526,8 @@ void AddBenchCommand(CLI::App& app) {
   bench->add_option("--dtypes", options->dtypes, "Data types (default: all)");
   bench
       ->add_option("--layouts", options->layouts,
-                   "Layouts: contiguous inplace transposed broadcast rows")
+                   "Layouts: contiguous inplace transposed broadcast rows overlap (rows compacted "
+                   "within their own buffer)")
       ->capture_default_str();
   bench->add_option("--sizes", options->sizes, "Output sizes in bytes (suffix K, M, G)")
       ->capture_default_str();

@@ -56,6 +56,46 @@ Layout ClassifyLayout(const std::vector<Dim>& dims) {
   return Layout::kGathered;
 }
 
+// Whether the walk of `strides` (elements, outermost first) visits strictly rising addresses in
+// row-major order: every stride positive and larger than the extent of the dims inside it.
+bool RisesWithLinearIndex(const std::vector<Dim>& dims, bool input) {
+  unsigned __int128 inner_extent = 0;  // elements spanned by the dims inside
+  for (size_t d = dims.size(); d-- > 0;) {
+    const int64_t stride = input ? dims[d].in : dims[d].out;
+    if (stride <= 0 || static_cast<unsigned __int128>(stride) <= inner_extent) return false;
+    inner_extent += static_cast<unsigned __int128>(stride) * (dims[d].size - 1);
+  }
+  return true;
+}
+
+// The partial-overlap staging of simplified dims (see OverlapStaging). With both walks rising,
+// output element e lies at out0 + o(e) and its input at in0 + i(e); front to back is exact when
+// out0 + o(e) <= in0 + i(e) for every e (later inputs lie higher still), i.e. when
+// in0 - out0 >= max over e of (o(e) - i(e)) = sum over dims of max(0, (out - in) * (size - 1)).
+void PlanOverlap(const std::vector<Dim>& dims, Layout layout, uint64_t esize, Plan& plan) {
+  if (layout == Layout::kBroadcast) {
+    plan.overlap_staging = OverlapStaging::kNone;
+    return;
+  }
+  if (!RisesWithLinearIndex(dims, true) || !RisesWithLinearIndex(dims, false)) {
+    plan.overlap_staging = OverlapStaging::kWholeInput;
+    return;
+  }
+  unsigned __int128 forward = 0, backward = 0;
+  for (const Dim& d : dims) {
+    const __int128 difference = static_cast<__int128>(d.out) - d.in;
+    const unsigned __int128 extent =
+        static_cast<unsigned __int128>(difference < 0 ? -difference : difference) * (d.size - 1);
+    (difference > 0 ? forward : backward) += extent;
+  }
+  forward *= esize;
+  backward *= esize;
+  constexpr auto kMax = static_cast<unsigned __int128>(UINT64_MAX);
+  plan.overlap_staging = OverlapStaging::kChunked;
+  plan.overlap_forward_gap = static_cast<uint64_t>(std::min(forward, kMax));
+  plan.overlap_backward_gap = static_cast<uint64_t>(std::min(backward, kMax));
+}
+
 }  // namespace
 
 Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
@@ -125,6 +165,7 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
   std::reverse(result.begin(), result.end());  // outermost first
 
   const Layout layout = ClassifyLayout(result);
+  PlanOverlap(result, layout, esize, plan);
   if (layout == Layout::kTransposed) {
     // The input's fastest dim goes next to the innermost; the others keep their order.
     const auto fastest = FastestInputDim(result);

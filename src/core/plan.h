@@ -25,6 +25,16 @@ enum class Layout : uint8_t {
 // A transposed layout needs both tile extents at least this large to be worth tiling.
 inline constexpr uint64_t kMinTransposeExtent = 8;
 
+// How a backend makes a partial overlap of input and output exact (as if the whole input were
+// read before any output is written).
+enum class OverlapStaging : uint8_t {
+  kNone,        // broadcast: the one input element is read before anything is written
+  kChunked,     // both walks rise with the linear index: bounded chunks (read whole, then
+                // written) in the direction that never overwrites unread input, chosen per call
+                // from the distance between the first elements (see OverlapDirection)
+  kWholeInput,  // any other walk: a copy of the whole input span first
+};
+
 // Where input and output lie relative to each other for one execution.
 enum class Aliasing : uint8_t {
   kDisjoint,  // no shared byte
@@ -59,11 +69,29 @@ struct Plan {
   uint64_t output_required_bytes = 0;
   uint32_t input_alignment = 1;
   uint32_t output_alignment = 1;
+
+  // Partial overlap. kChunked: front to back is exact when the input's first element lies at
+  // least overlap_forward_gap bytes after the output's (every output element then lies below its
+  // own input element and below all later input), back to front when the output's first element
+  // lies at least overlap_backward_gap bytes after the input's.
+  OverlapStaging overlap_staging = OverlapStaging::kWholeInput;
+  uint64_t overlap_forward_gap = 0;
+  uint64_t overlap_backward_gap = 0;
 };
 
 // Builds the plan of an already validated (input, output) pair.
 Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
               uint32_t input_alignment, uint32_t output_alignment);
+
+// For a partial overlap of a kChunked plan: +1 front to back, -1 back to front, 0 neither (stage
+// the whole input). `input` and `output` point at the first elements (offsets added).
+inline int OverlapDirection(const Plan& plan, const std::byte* input, const std::byte* output) {
+  const auto in = reinterpret_cast<uintptr_t>(input);
+  const auto out = reinterpret_cast<uintptr_t>(output);
+  if (in >= out && in - out >= plan.overlap_forward_gap) return 1;
+  if (out >= in && out - in >= plan.overlap_backward_gap) return -1;
+  return 0;
+}
 
 // Classifies where the bound buffers lie relative to each other. Inline: it runs on every call.
 inline Aliasing Classify(const Plan& plan, const std::byte* input, const std::byte* output) {

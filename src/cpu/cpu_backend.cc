@@ -8,8 +8,9 @@
 //                other strides of a transposed layout take the gathered path's tiles;
 //   gathered     the innermost dim is strided: tiles of rows are gathered into a small buffer, run
 //                through the contiguous kernel and stored (scattered if the output is strided).
-// Partial overlap of input and output: a contiguous run is processed in bounded chunks in the
-// direction that never overwrites unread input (like memmove); other layouts copy the input span.
+// Partial overlap of input and output: as the plan's overlap_staging says: walks that rise with the
+// linear index go through bounded chunks in the direction that never overwrites unread input
+// (like memmove); other walks copy the input span first.
 // Work is split into tasks of about kTaskBytes, run by the persistent pool above kParallelBytes.
 #include "cpu/cpu_backend.h"
 
@@ -46,8 +47,8 @@ constexpr size_t kTileColumns = 128;
 // Row pitch of a gathered tile in elements: padded so that a tile's column (one element per row)
 // does not map every row to the same few L1 sets.
 constexpr size_t kTilePitch = kTileColumns + 16;
-// Partial overlap of a contiguous run is processed through a temporary of this many bytes.
-constexpr size_t kOverlapChunkBytes = size_t{64} << 10;
+// Partial overlap of rising walks is processed through a temporary of at most this many bytes.
+constexpr size_t kOverlapChunkBytes = size_t{16} << 10;  // stays in L1
 
 uint64_t LastLevelCacheBytes() {
   static const uint64_t bytes = [] {
@@ -140,34 +141,6 @@ void RunContiguous(const KernelTable& table, const Plan& plan, const std::byte* 
     const uint64_t end = task + 1 == tasks ? n : start(task + 1);
     if (end > begin) kernel(input + begin * esize, output + begin * esize, end - begin);
   });
-}
-
-// Partial overlap of two contiguous runs: chunks through a bounded temporary, front to back when
-// the output starts below the input (an output chunk can only overwrite input that its own chunk
-// or an earlier one has read), back to front otherwise.
-Status RunContiguousOverlapping(const KernelTable& table, const Plan& plan, const std::byte* input,
-                                std::byte* output) {
-  const size_t esize = plan.element_size;
-  const uint64_t n = plan.element_count;
-  const size_t chunk = std::max<size_t>(1, kOverlapChunkBytes / esize);
-  std::unique_ptr<std::byte[]> buffer(new (std::nothrow)
-                                          std::byte[std::min<uint64_t>(n, chunk) * esize]);
-  if (!buffer) {
-    return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
-                                                std::to_string(chunk * esize) +
-                                                "-byte temporary failed to allocate");
-  }
-  const ContiguousKernel kernel = table.Contiguous(plan.function, plan.type);
-  const uint64_t chunks = (n + chunk - 1) / chunk;
-  const bool forward = output < input;
-  for (uint64_t c = 0; c < chunks; ++c) {
-    const uint64_t k = forward ? c : chunks - 1 - c;
-    const uint64_t begin = k * chunk;
-    const uint64_t count = std::min<uint64_t>(chunk, n - begin);
-    kernel(input + begin * esize, buffer.get(), count);
-    std::memcpy(output + begin * esize, buffer.get(), count * esize);
-  }
-  return Status::Ok();
 }
 
 // ---- rows
@@ -388,6 +361,81 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   ThreadPool::Global().ParallelFor(tasks, ThreadsFor(threads, 2 * bytes), tile);
 }
 
+// ---- partial overlap ---------------------------------------------------------------------------
+
+// A partial overlap of a kChunked plan (src/core/plan.h): both walks rise with the linear index,
+// so chunks of consecutive elements, each read whole into a bounded buffer, computed there and
+// then written, are exact front to back when every output element lies below its input (and so
+// below all later input), and back to front in the opposite case. Chunks are groups of whole rows
+// when rows are short, segments of a row when they are long. One thread: the order is the point.
+Status RunChunkedOverlapping(const KernelTable& table, const Plan& plan, const std::byte* input,
+                             std::byte* output, bool forward) {
+  const size_t esize = plan.element_size;
+  const int inner = std::max(plan.rank - 1, 0);
+  const uint64_t n = plan.rank > 0 ? plan.sizes[inner] : 1;
+  const ptrdiff_t in_step = (plan.rank > 0 ? plan.input_strides[inner] : 1) * ptrdiff_t(esize);
+  const ptrdiff_t out_step = (plan.rank > 0 ? plan.output_strides[inner] : 1) * ptrdiff_t(esize);
+  const uint64_t rows = OuterCount(plan, inner);
+  const size_t capacity = std::max<size_t>(1, kOverlapChunkBytes / esize);  // elements
+  const uint64_t rows_per_chunk = std::max<uint64_t>(1, capacity / n);
+  const uint64_t segment = std::min<uint64_t>(n, capacity);
+  std::unique_ptr<std::byte[]> buffer(
+      new (std::nothrow) std::byte[std::min<uint64_t>(rows_per_chunk * n, capacity) * esize]);
+  if (!buffer) {
+    return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
+                                                std::to_string(capacity * esize) +
+                                                "-byte temporary failed to allocate");
+  }
+  const ContiguousKernel kernel = table.Contiguous(plan.function, plan.type);
+  const GatherFn gather =
+      WithElementType(esize, [](auto u) -> GatherFn { return &Gather<decltype(u)>; });
+  const ScatterFn scatter =
+      WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
+  // Elements [begin, begin + count) of rows [first, first + row_count) (whole rows when
+  // row_count > 1): read all, compute, write all.
+  auto chunk = [&](uint64_t first, uint64_t row_count, uint64_t begin, uint64_t count) {
+    RowWalker reader(plan, inner, input, output, first);
+    std::byte* p = buffer.get();
+    for (uint64_t r = 0; r < row_count; ++r, reader.Next(), p += count * esize) {
+      const std::byte* from = reader.in + static_cast<ptrdiff_t>(begin) * in_step;
+      if (in_step == static_cast<ptrdiff_t>(esize)) {
+        std::memcpy(p, from, count * esize);
+      } else {
+        gather(from, in_step, p, count);
+      }
+    }
+    RowWalker writer(plan, inner, input, output, first);
+    p = buffer.get();
+    for (uint64_t r = 0; r < row_count; ++r, writer.Next(), p += count * esize) {
+      std::byte* to = writer.out + static_cast<ptrdiff_t>(begin) * out_step;
+      if (out_step == static_cast<ptrdiff_t>(esize)) {
+        kernel(p, to, count);
+      } else {
+        kernel(p, p, count);
+        scatter(p, to, out_step, count);
+      }
+    }
+  };
+  if (rows_per_chunk > 1) {
+    const uint64_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
+    for (uint64_t c = 0; c < chunks; ++c) {
+      const uint64_t k = forward ? c : chunks - 1 - c;
+      const uint64_t first = k * rows_per_chunk;
+      chunk(first, std::min(rows_per_chunk, rows - first), 0, n);
+    }
+  } else {
+    const uint64_t segments = (n + segment - 1) / segment;
+    for (uint64_t r = 0; r < rows; ++r) {
+      const uint64_t row = forward ? r : rows - 1 - r;
+      for (uint64_t c = 0; c < segments; ++c) {
+        const uint64_t k = forward ? c : segments - 1 - c;
+        chunk(row, 1, k * segment, std::min(segment, n - k * segment));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 // ---- broadcast
 // -----------------------------------------------------------------------------------
 
@@ -517,12 +565,17 @@ class Cpu final : public Backend {
                                                  output + plan.output_offset, plan.element_count);
       return Status::Ok();
     }
-    if (aliasing == Aliasing::kPartial) {
-      if (plan.layout == Layout::kContiguous) {
-        return RunContiguousOverlapping(table, plan, input + plan.input_offset,
-                                        output + plan.output_offset);
+    if (aliasing == Aliasing::kPartial && plan.overlap_staging != OverlapStaging::kNone) {
+      if (plan.overlap_staging == OverlapStaging::kChunked) {
+        const int direction =
+            OverlapDirection(plan, input + plan.input_offset, output + plan.output_offset);
+        if (direction != 0) {
+          return RunChunkedOverlapping(table, plan, input + plan.input_offset,
+                                       output + plan.output_offset, direction > 0);
+        }
       }
-      // Strided partial overlap: read the whole input span first.
+      // Walks that interleave (or a distance for which neither direction is safe): read the
+      // whole input span first.
       std::unique_ptr<std::byte[]> copy(new (std::nothrow) std::byte[plan.input_span]);
       if (!copy) {
         return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
