@@ -493,6 +493,15 @@ void RunBroadcast(const KernelTable& table, const Plan& plan, const std::byte* i
 
   const int inner = plan.rank - 1;
   const uint64_t bytes = plan.element_count * esize;
+  if (plan.rank == 1 && plan.output_strides[0] == 1 && bytes < kParallelBytes) {
+    // One small packed run (the common small call): one fill, no task machinery.
+    if (uniform) {
+      std::memset(output, static_cast<int>(value[0]), bytes);
+    } else {
+      table.pattern_fill(output, bytes, pattern);
+    }
+    return;
+  }
   threads = ThreadsFor(threads, bytes);
   if (plan.output_strides[inner] == 1) {  // packed rows: fills
     const uint64_t rows = OuterCount(plan, inner);
