@@ -1,17 +1,11 @@
-#!/ usr / bin / env python3
-""
-    "Reproduces the layout table of docs/performance.md (" Layouts,
-    small calls,
-    busy machine ").
+#!/usr/bin/env python3
+"""Reproduces the layout table of docs/performance.md ("Layouts, small calls, busy machine").
 
-    Runs `eltwise bench` --runs times(default 3) over every layout and size(
-        Sign and Round, one data type per element size),
-    takes for each (op, dtype, layout, size) the median
-    ratio(copy time / eltwise time, both from the same run) over the runs,
-    and prints per(layout, size)
-the min / median / max of those medians over ops and
-dtypes. Then runs the busy-machine mode (--busy 1: one core kept busy meanwhile) and prints the
-median over runs of time(2 threads) / time(1 thread), same run.
+Runs `eltwise bench` --runs times (default 3) over every layout and size (Sign and Round, one
+data type per element size), takes for each (op, dtype, layout, size) the median ratio (copy
+time / eltwise time, both from the same run) over the runs, and prints per (layout, size) the
+min / median / max of those medians over ops and dtypes. Then runs the busy-machine mode
+(--busy 1: one core kept busy meanwhile) and prints time(2 threads) / time(1 thread), same run.
 
     python3 bench/layout_table.py --eltwise build/default/tools/eltwise [--runs 3]
 """
