@@ -16,7 +16,9 @@ import statistics
 import subprocess
 import tempfile
 
-LAYOUTS = ["transposed", "rows", "contiguous", "inplace", "broadcast", "overlap"]
+LAYOUTS = [
+    "transposed", "gathered", "rows", "contiguous", "inplace", "broadcast", "overlap"
+]
 SIZES = ["4K", "256K", "64M"]
 DTYPES = ["int8", "float16", "float32", "float64"]  # every element size
 

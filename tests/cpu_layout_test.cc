@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -309,6 +310,8 @@ std::vector<LayoutCase> LayoutCases(DataType t) {
       {"broadcast columns", t, {40, 77}, {1, 0}, {}},
       {"padded rows", t, {37, 101}, {109, 1}, {113, 1}},
       {"strided inner", t, {5, 300}, {900, 3}, {}},
+      {"every second", t, {5, 301}, {700, 2}, {}},
+      {"every second, strided output", t, {4, 77}, {160, 2}, {1, 4}},
       {"strided output inner", t, {5, 300}, {}, {600, 2}},
       {"negative inner", t, {7, 333}, {333, -1}, {}},
       {"negative outer", t, {7, 333}, {-333, 1}, {}},
@@ -602,6 +605,35 @@ TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
               }
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// The stride-2 compaction of every table and element size: lengths around the vector widths,
+// an input of exactly 2n - 1 elements (its own allocation, so a read past it is caught by the
+// sanitizer builds), guard bytes around the output.
+TEST(CpuKernelTables, CompactEvenAtEveryLength) {
+  constexpr size_t kGuard = 64;
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (size_t log = 0; log < 4; ++log) {
+      const size_t esize = size_t{1} << log;
+      for (size_t n : {size_t{1}, size_t{2}, size_t{7}, size_t{8}, size_t{9}, size_t{15},
+                       size_t{16}, size_t{17}, size_t{31}, size_t{32}, size_t{33}, size_t{63},
+                       size_t{64}, size_t{65}, size_t{129}, size_t{1000}}) {
+        SCOPED_TRACE(std::string(table.name) + " size " + std::to_string(esize) +
+                     " n=" + std::to_string(n));
+        const std::vector<std::byte> source = RandomBytes((2 * n - 1) * esize, n + log);
+        auto input = std::make_unique<std::byte[]>(source.size());
+        std::memcpy(input.get(), source.data(), source.size());
+        std::vector<std::byte> buffer(2 * kGuard + n * esize, kSentinel);
+        table.table->compact_even[log](input.get(), buffer.data() + kGuard, n);
+        for (size_t i = 0; i < buffer.size(); ++i) {
+          const bool inside = i >= kGuard && i < kGuard + n * esize;
+          const size_t o = i - kGuard;
+          const std::byte want = inside ? source[(o / esize) * 2 * esize + o % esize] : kSentinel;
+          ASSERT_EQ(buffer[i], want) << "buffer byte " << i;
         }
       }
     }

@@ -4,7 +4,8 @@
 // wherever the CUDA backend is built.
 //
 // Baselines (CPU, same thread count as the device; CUDA: CopyOnDevice):
-//   contiguous, rows, transposed, overlap: the best of memcpy and a copy loop over the same bytes;
+//   contiguous, rows, transposed, gathered, overlap: the best of memcpy and a copy loop over the
+//   output's bytes;
 //   inplace: a loop that reads and rewrites the same bytes in place;
 //   broadcast: memset of the output bytes (a fill).
 // ratio = copy_seconds / seconds: 1.0 means as fast as the copy.
@@ -299,6 +300,10 @@ std::optional<Shapes> MakeShapes(const std::string& layout, DataType type, uint6
     n = rows * cols;
     s.input = TensorDesc::Strided(type, {rows, cols}, {static_cast<int64_t>(pitch), 1});
     s.output = s.input;
+  } else if (layout == "gathered") {
+    // Every second element of the input (inner stride 2) into a packed output.
+    s.input = TensorDesc::Strided(type, {n}, {2});
+    s.output = TensorDesc::Packed(type, {n});
   } else if (layout == "overlap") {
     // Rows of 1000 in a pitch of 1024 compacted into packed rows in the same buffer (a partial
     // overlap whose walks both rise: processed in bounded chunks).
@@ -526,8 +531,8 @@ void AddBenchCommand(CLI::App& app) {
   bench->add_option("--dtypes", options->dtypes, "Data types (default: all)");
   bench
       ->add_option("--layouts", options->layouts,
-                   "Layouts: contiguous inplace transposed broadcast rows overlap (rows compacted "
-                   "within their own buffer)")
+                   "Layouts: contiguous inplace transposed broadcast rows gathered (input stride "
+                   "2) overlap (rows compacted within their own buffer)")
       ->capture_default_str();
   bench->add_option("--sizes", options->sizes, "Output sizes in bytes (suffix K, M, G)")
       ->capture_default_str();

@@ -292,6 +292,8 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   const ScatterFn scatter =
       WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
   const bool packed_in = in_b == static_cast<ptrdiff_t>(esize);
+  const CompactEvenKernel compact_even =
+      table.compact_even[static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(esize)))];
   const bool packed_out = out_b == static_cast<ptrdiff_t>(esize);
 
   // A transposed input that is not packed along `a` or an output not packed along `b`: gather
@@ -344,7 +346,10 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
       std::byte* out =
           walk.out + static_cast<ptrdiff_t>(a) * out_a + static_cast<ptrdiff_t>(b0) * out_b;
       const std::byte* src = in;
-      if (!packed_in) {
+      if (in_b == 2 * static_cast<ptrdiff_t>(esize)) {
+        compact_even(in, gathered, count);
+        src = gathered;
+      } else if (!packed_in) {
         gather(in, in_b, gathered, count);
         src = gathered;
       }

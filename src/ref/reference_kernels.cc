@@ -40,6 +40,11 @@ void ReferenceTransposed(const std::byte* in, ptrdiff_t in_stride, std::byte* ou
   }
 }
 
+template <size_t kSize>
+void ReferenceCompactEven(const std::byte* in, std::byte* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) std::memcpy(out + i * kSize, in + 2 * i * kSize, kSize);
+}
+
 void ReferencePatternFill(std::byte* out, size_t bytes, const std::byte* pattern) {
   for (size_t i = 0; i < bytes; ++i) out[i] = pattern[i % 8];
 }
@@ -47,6 +52,8 @@ void ReferencePatternFill(std::byte* out, size_t bytes, const std::byte* pattern
 KernelTable MakeReferenceTable() {
   KernelTable table;
   table.pattern_fill = &ReferencePatternFill;
+  table.compact_even = {&ReferenceCompactEven<1>, &ReferenceCompactEven<2>,
+                        &ReferenceCompactEven<4>, &ReferenceCompactEven<8>};
 #define ELTWISE_REF_TYPE(e, T, name)                                                  \
   table.contiguous[f][static_cast<size_t>(DataType::e)] = &ReferenceContiguous<F, T>; \
   table.strided[f][static_cast<size_t>(DataType::e)] = &ReferenceStrided<F, T>;       \

@@ -541,6 +541,23 @@ void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, 
   }
   TransposeRange<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
 }
+
+// Every second element with ConcatEven on pairs of vectors. A vector pair reads up to the odd
+// element after its last even one, so the vector loop stops one element early (the tail is
+// scalar) and nothing past in[2 * (n - 1)] is read.
+template <class U>
+void CompactEven(const std::byte* in, std::byte* out, size_t n) {
+  const hn::ScalableTag<U> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes < n; i += lanes) {
+    const U* src = reinterpret_cast<const U*>(in) + 2 * i;
+    const auto lo = hn::LoadU(d, src);
+    const auto hi = hn::LoadU(d, src + lanes);
+    hn::StoreU(hn::ConcatEven(d, hi, lo), d, reinterpret_cast<U*>(out) + i);
+  }
+  for (; i < n; ++i) std::memcpy(out + i * sizeof(U), in + 2 * i * sizeof(U), sizeof(U));
+}
 #endif  // ELTWISE_HWY_TRANSPOSE
 
 // Copy (Round on integers is the identity): memmove is exact in place and already bandwidth-bound.
@@ -626,6 +643,11 @@ KernelTable MakeTable() {
   KernelTable table;
   const KernelTable& reference = ReferenceKernels();
   table.pattern_fill = &PatternFill;
+  table.compact_even = reference.compact_even;
+#if ELTWISE_HWY_TRANSPOSE
+  table.compact_even = {&CompactEven<uint8_t>, &CompactEven<uint16_t>, &CompactEven<uint32_t>,
+                        &CompactEven<uint64_t>};
+#endif
 #define ELTWISE_SIMD_TYPE(e, T, name) \
   Fill<F, T>(table, reference, f, static_cast<size_t>(DataType::e));
 #define ELTWISE_SIMD_FUNCTION(fe, Functor)              \
