@@ -12,12 +12,15 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/function.h"
+#include "core/plan.h"
+#include "cpu/cpu_backend.h"
 #include "cpu/kernels.h"
 #include "eltwise/eltwise.h"
 #include "fp_control.h"
@@ -307,6 +310,8 @@ std::vector<LayoutCase> LayoutCases(DataType t) {
       {"broadcast columns", t, {40, 77}, {1, 0}, {}},
       {"padded rows", t, {37, 101}, {109, 1}, {113, 1}},
       {"strided inner", t, {5, 300}, {900, 3}, {}},
+      {"every second", t, {5, 301}, {700, 2}, {}},
+      {"every second, strided output", t, {4, 77}, {160, 2}, {1, 4}},
       {"strided output inner", t, {5, 300}, {}, {600, 2}},
       {"negative inner", t, {7, 333}, {333, -1}, {}},
       {"negative outer", t, {7, 333}, {-333, 1}, {}},
@@ -419,17 +424,21 @@ TEST(CpuLayouts, BroadcastFillAtUnalignedAddresses) {
 // In place (output == input) and partial overlap (output shifted against the input by whole and
 // fractional elements, both directions): the result is as if the whole input were read first.
 void CheckOverlap(DataType t, Function f, const std::vector<uint64_t>& sizes,
-                  const std::vector<int64_t>& strides, int64_t shift_bytes, int threads) {
+                  const std::vector<int64_t>& strides, int64_t shift_bytes, int threads,
+                  const std::vector<int64_t>& output_strides = {}) {
   SCOPED_TRACE(std::string(Name(f)) + " " + std::string(Name(t)) +
                " shift=" + std::to_string(shift_bytes) + " threads=" + std::to_string(threads) +
                " rank=" + std::to_string(sizes.size()));
   const size_t esize = ElementSize(t);
   const std::vector<int64_t> s = strides.empty() ? PackedStrides(sizes) : strides;
+  const std::vector<int64_t> so = output_strides.empty() ? s : output_strides;
   const TensorDesc desc = Desc(t, sizes, strides);
-  const uint64_t bytes = desc.total_tensor_size_in_bytes;
+  const TensorDesc out_desc = Desc(t, sizes, so);
+  const uint64_t bytes =
+      std::max(desc.total_tensor_size_in_bytes, out_desc.total_tensor_size_in_bytes);
   Expected<Device> device = Device::Cpu(CpuOptions{.threads = threads});
   ASSERT_TRUE(device.ok());
-  Expected<CompiledOperator> op = Compile(*device, DescribeFunction(f, desc, desc));
+  Expected<CompiledOperator> op = Compile(*device, DescribeFunction(f, desc, out_desc));
   ASSERT_TRUE(op.ok()) << op.status().message();
 
   const uint64_t margin = static_cast<uint64_t>(std::abs(shift_bytes)) + 64;
@@ -441,12 +450,12 @@ void CheckOverlap(DataType t, Function f, const std::vector<uint64_t>& sizes,
   const ContiguousKernel ref = ReferenceKernels().Contiguous(Planned(f, t), t);
   const std::byte* snapshot_in = before.data() + margin;
   std::byte* want_out = want.data() + margin + shift_bytes;
-  ForEachElement(sizes, s, s, esize,
+  ForEachElement(sizes, s, so, esize,
                  [&](uint64_t i, uint64_t o) { ref(snapshot_in + i, want_out + o, 1); });
   ASSERT_TRUE(op->Execute({in, bytes}, {out, bytes}).ok());
   // Bytes outside output elements must be untouched; output elements must match (NaN as NaN).
   std::vector<int64_t> owner(buffer.size(), -1);
-  ForEachElement(sizes, s, s, esize, [&](uint64_t, uint64_t o) {
+  ForEachElement(sizes, s, so, esize, [&](uint64_t, uint64_t o) {
     const int64_t start = static_cast<int64_t>(margin + o) + shift_bytes;
     for (size_t k = 0; k < esize; ++k) owner[static_cast<size_t>(start) + k] = start;
   });
@@ -484,6 +493,27 @@ TEST(CpuLayouts, InPlaceAndPartialOverlap) {
 
 // One compiled operator executed from several threads at once, each call big enough to use the
 // pool.
+// Partial overlaps with different input and output walks: chunked (bounded memory) where both
+// walks rise and one direction is safe, the whole-input copy otherwise; rows longer than the
+// chunk, many short rows, strided inner dims, in both directions and at distances around the
+// planner's gap.
+TEST(CpuLayouts, PartialOverlapOfDifferentWalks) {
+  for (DataType t : {DataType::kFloat32, DataType::kInt8, DataType::kFloat64}) {
+    const int64_t e = static_cast<int64_t>(ElementSize(t));
+    for (Function f : {Function::kSignNanPropagate, Function::kRoundUp}) {
+      for (int64_t shift :
+           std::vector<int64_t>{-3 * e, -e, -1, 0, 1, e, 5 * e, 300 * e, -300 * e}) {
+        CheckOverlap(t, f, {301, 203}, {220, 1}, shift, 1, {203, 1});      // compaction of rows
+        CheckOverlap(t, f, {301, 203}, {203, 1}, shift, 2, {220, 1});      // expansion of rows
+        CheckOverlap(t, f, {3, 70001}, {70001, 1}, shift, 1, {70003, 1});  // rows > a chunk
+        CheckOverlap(t, f, {4001, 3}, {6, 2}, shift, 1, {3, 1});           // strided inner dims
+        CheckOverlap(t, f, {4001, 3}, {3, 1}, shift, 2, {7, 2});
+        CheckOverlap(t, f, {60, 50}, {1, 60}, shift, 1, {50, 1});  // transposed walk
+      }
+    }
+  }
+}
+
 TEST(CpuLayouts, OneCompiledOperatorFromManyThreads) {
   Expected<Device> device = Device::Cpu(CpuOptions{.threads = 3});
   ASSERT_TRUE(device.ok());
@@ -521,6 +551,208 @@ TEST(CpuLayouts, OneCompiledOperatorFromManyThreads) {
       }
     }
   }
+}
+
+// ---- transposed tiles ---------------------------------------------------------------------------
+
+// The transposed-tile kernel of every table (each SIMD target) against the reference functor,
+// element by element: tile extents around the 128-bit block edge (16 / element size) and the
+// vector widths, positive and negative input row strides, output rows with padding between them
+// that must stay untouched, and guard bytes before and after the output.
+TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
+  constexpr size_t kGuard = 64;
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (Function f : AllFunctions()) {
+      for (DataType type : AllTypes()) {
+        const size_t esize = ElementSize(type);
+        const ContiguousKernel ref = ReferenceKernels().Contiguous(f, type);
+        const TransposedKernel kernel = table.table->Transposed(f, type);
+        const size_t lanes = 16 / esize;  // one 128-bit block
+        const std::vector<std::byte> input = MixedInputs(type, (130 + 5) * 31, 17);
+        for (size_t a_count : {size_t{3}, lanes, lanes + 1, size_t{33}, size_t{130}}) {
+          for (size_t b_count : {lanes, lanes + 3, size_t{31}}) {
+            for (bool negative : {false, true}) {
+              // Built only when something fails (this loop runs under emulators in CI).
+              auto where = [&] {
+                return std::string(table.name) + " " + std::string(Name(f)) + " " +
+                       std::string(Name(type)) + " a=" + std::to_string(a_count) +
+                       " b=" + std::to_string(b_count) + (negative ? " negative" : "");
+              };
+              const size_t in_pitch = (a_count + 5) * esize;  // bytes between input rows (b)
+              const std::byte* in = input.data();
+              ptrdiff_t in_stride = static_cast<ptrdiff_t>(in_pitch);
+              if (negative) {  // row b at (b_count - 1 - b) * in_pitch
+                in += (b_count - 1) * in_pitch;
+                in_stride = -in_stride;
+              }
+              const size_t out_pitch = (b_count + 3) * esize;
+              std::vector<std::byte> buffer(2 * kGuard + a_count * out_pitch, kSentinel);
+              std::byte* out = buffer.data() + kGuard;
+              kernel(in, in_stride, out, static_cast<ptrdiff_t>(out_pitch), a_count, b_count);
+              for (size_t i = 0; i < buffer.size(); ++i) {
+                const size_t o = i - kGuard;  // wraps for the leading guard
+                const bool element =
+                    i >= kGuard && o < a_count * out_pitch && o % out_pitch < b_count * esize;
+                if (!element) {
+                  ASSERT_EQ(buffer[i], kSentinel)
+                      << where() << ": wrote byte " << i << " outside the tile";
+                  continue;
+                }
+                if (o % esize != 0) continue;
+                const size_t a = o / out_pitch, b = o % out_pitch / esize;
+                std::byte want[8];
+                ref(in + static_cast<ptrdiff_t>(b) * in_stride + a * esize, want, 1);
+                ASSERT_TRUE(SameResult(type, want, buffer.data() + i))
+                    << where() << ": element a=" << a << " b=" << b;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The stride-2 compaction of every table and element size: lengths around the vector widths,
+// an input of exactly 2n - 1 elements (its own allocation, so a read past it is caught by the
+// sanitizer builds), guard bytes around the output.
+TEST(CpuKernelTables, CompactEvenAtEveryLength) {
+  constexpr size_t kGuard = 64;
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (size_t log = 0; log < 4; ++log) {
+      const size_t esize = size_t{1} << log;
+      for (size_t n : {size_t{1}, size_t{2}, size_t{7}, size_t{8}, size_t{9}, size_t{15},
+                       size_t{16}, size_t{17}, size_t{31}, size_t{32}, size_t{33}, size_t{63},
+                       size_t{64}, size_t{65}, size_t{129}, size_t{1000}}) {
+        SCOPED_TRACE(std::string(table.name) + " size " + std::to_string(esize) +
+                     " n=" + std::to_string(n));
+        const std::vector<std::byte> source = RandomBytes((2 * n - 1) * esize, n + log);
+        auto input = std::make_unique<std::byte[]>(source.size());
+        std::memcpy(input.get(), source.data(), source.size());
+        std::vector<std::byte> buffer(2 * kGuard + n * esize, kSentinel);
+        table.table->compact_even[log](input.get(), buffer.data() + kGuard, n);
+        for (size_t i = 0; i < buffer.size(); ++i) {
+          const bool inside = i >= kGuard && i < kGuard + n * esize;
+          const size_t o = i - kGuard;
+          const std::byte want = inside ? source[(o / esize) * 2 * esize + o % esize] : kSentinel;
+          ASSERT_EQ(buffer[i], want) << "buffer byte " << i;
+        }
+      }
+    }
+  }
+}
+
+// Plans through every kernel table (RunPlanWithTable), 1 and 2 threads: 2-d transposes at tile
+// edges and odd sizes, N-d permutations the planner reduces to batched 2-d transposes, a
+// transposed input into a strided output and a transposed input with a stride along its fast dim
+// (both through the generic tile path), against the element-by-element reference walk.
+TEST(CpuLayouts, TransposedPlansOnEveryTable) {
+  struct Case {
+    std::vector<uint64_t> sizes;
+    std::vector<int64_t> in_strides, out_strides;  // empty: packed
+  };
+  const std::vector<Case> cases = {
+      {{64, 64}, {1, 64}, {}},
+      {{129, 67}, {1, 129}, {}},
+      {{8, 300}, {1, 8}, {}},
+      {{300, 9}, {1, 300}, {}},
+      {{9, 33, 20}, {1, 9, 9 * 33}, {}},                // 3-d permutation (2, 1, 0)
+      {{5, 40, 3, 36}, {40, 1, 40 * 5 * 36, 200}, {}},  // 4-d, batched
+      {{70, 90}, {1, 70}, {200, 2}},                    // output strided along b: generic tiles
+      {{70, 90}, {2, 140}, {}},                         // input not packed along a: generic tiles
+      {{70, 90}, {-1, 70}, {}},                         // input reversed along a: generic tiles
+  };
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (DataType type : AllTypes()) {
+      const size_t esize = ElementSize(type);
+      for (const Case& c : cases) {
+        for (Function f :
+             {Function::kSignNanPropagate, Function::kRoundHalvesToNearestEven, Function::kCopy}) {
+          const Function planned = Planned(f, type);
+          const std::vector<int64_t> in_strides =
+              c.in_strides.empty() ? PackedStrides(c.sizes) : c.in_strides;
+          const std::vector<int64_t> out_strides =
+              c.out_strides.empty() ? PackedStrides(c.sizes) : c.out_strides;
+          const TensorDesc in_desc = Desc(type, c.sizes, c.in_strides);
+          const TensorDesc out_desc = Desc(type, c.sizes, c.out_strides);
+          const Plan plan = MakePlan(planned, in_desc, out_desc, 1, 1);
+          ASSERT_EQ(plan.layout, Layout::kTransposed);
+          const std::vector<std::byte> input =
+              MixedInputs(type, in_desc.total_tensor_size_in_bytes / esize + 1, 5);
+          std::vector<std::byte> want(out_desc.total_tensor_size_in_bytes, kSentinel);
+          const ContiguousKernel ref = ReferenceKernels().Contiguous(planned, type);
+          ForEachElement(c.sizes, in_strides, out_strides, esize, [&](uint64_t i, uint64_t o) {
+            ref(input.data() + i, want.data() + o, 1);
+          });
+          for (int threads : {1, 2}) {
+            SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(planned)) + " " +
+                         std::string(Name(type)) + " rank " + std::to_string(c.sizes.size()) +
+                         " threads=" + std::to_string(threads));
+            std::vector<std::byte> output(out_desc.total_tensor_size_in_bytes, kSentinel);
+            RunPlanWithTable(*table.table, plan, input.data(), output.data(), threads);
+            for (size_t b = 0; b < output.size(); b += esize) {
+              ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b))
+                  << "output byte offset " << b;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The planner's layout decision, shared by every backend.
+TEST(Planner, LayoutSubKinds) {
+  const DataType t = DataType::kFloat32;
+  auto plan = [&](std::vector<uint64_t> sizes, std::vector<int64_t> in,
+                  std::vector<int64_t> out = {}) {
+    return MakePlan(Function::kSignNanZero, Desc(t, sizes, in), Desc(t, sizes, out), 1, 1);
+  };
+  EXPECT_EQ(plan({10, 20}, {}).layout, Layout::kContiguous);
+  EXPECT_EQ(plan({10, 20}, {0, 0}).layout, Layout::kBroadcast);
+  EXPECT_EQ(plan({10, 20}, {30, 1}).layout, Layout::kRows);
+  EXPECT_EQ(plan({10, 20}, {1, 10}).layout, Layout::kTransposed);
+  EXPECT_EQ(plan({10, 20}, {2, 20}).layout, Layout::kTransposed);  // |2| < |20|
+  EXPECT_EQ(plan({4, 20}, {1, 4}).layout, Layout::kGathered);      // too narrow to tile
+  EXPECT_EQ(plan({10, 20}, {40, 2}).layout, Layout::kGathered);    // strided rows
+  EXPECT_EQ(plan({10, 20}, {1, 0}).layout, Layout::kGathered);     // broadcast along rows
+  // A 3-d permutation: the input's fastest dim (size 9) moves next to the innermost; the other
+  // keeps its place as the batch dim.
+  const Plan p = plan({9, 33, 20}, {1, 9, 9 * 33});
+  ASSERT_EQ(p.layout, Layout::kTransposed);
+  ASSERT_EQ(p.rank, 3);
+  EXPECT_EQ(p.sizes[0], 33u);
+  EXPECT_EQ(p.sizes[1], 9u);
+  EXPECT_EQ(p.sizes[2], 20u);
+  EXPECT_EQ(p.input_strides[1], 1);
+  EXPECT_EQ(p.output_strides[2], 1);
+  EXPECT_EQ(p.overlap_staging, OverlapStaging::kWholeInput);  // the input walk does not rise
+}
+
+// The planner's partial-overlap staging: chunked with the gaps that make each direction exact.
+TEST(Planner, OverlapStaging) {
+  const DataType t = DataType::kFloat32;
+  auto plan = [&](std::vector<uint64_t> sizes, std::vector<int64_t> in,
+                  std::vector<int64_t> out = {}) {
+    return MakePlan(Function::kSignNanZero, Desc(t, sizes, in), Desc(t, sizes, out), 1, 1);
+  };
+  Plan p = plan({10, 20}, {});
+  EXPECT_EQ(p.overlap_staging, OverlapStaging::kChunked);
+  EXPECT_EQ(p.overlap_forward_gap, 0u);
+  EXPECT_EQ(p.overlap_backward_gap, 0u);
+  p = plan({10, 20}, {0, 0});
+  EXPECT_EQ(p.overlap_staging, OverlapStaging::kNone);
+  // Rows of 20 in a pitch of 25 into packed rows: each output row lies 5 (elements) per row
+  // further below its input, so front to back always works, back to front from 9 * 5 elements.
+  p = plan({10, 20}, {25, 1});
+  EXPECT_EQ(p.overlap_staging, OverlapStaging::kChunked);
+  EXPECT_EQ(p.overlap_forward_gap, 0u);
+  EXPECT_EQ(p.overlap_backward_gap, 9u * 5 * 4);
+  p = plan({10, 20}, {}, {25, 1});
+  EXPECT_EQ(p.overlap_forward_gap, 9u * 5 * 4);
+  EXPECT_EQ(p.overlap_backward_gap, 0u);
+  EXPECT_EQ(plan({10, 20}, {1, 10}).overlap_staging, OverlapStaging::kWholeInput);
+  EXPECT_EQ(plan({10, 20}, {-20, 1}).overlap_staging, OverlapStaging::kWholeInput);
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // wherever the CUDA backend is built.
 //
 // Baselines (CPU, same thread count as the device; CUDA: CopyOnDevice):
-//   contiguous, rows, transposed: the best of memcpy and a copy loop over the same bytes;
+//   contiguous, rows, transposed, gathered, overlap: the best of memcpy and a copy loop over the
+//   output's bytes;
 //   inplace: a loop that reads and rewrites the same bytes in place;
 //   broadcast: memset of the output bytes (a fill).
 // ratio = copy_seconds / seconds: 1.0 means as fast as the copy.
@@ -53,8 +54,28 @@ struct BenchOptions {
   double min_time = 0.02;      // seconds per timed batch
   std::string clock = "wall";  // wall, or cpu: process CPU time (for --threads 1 on a busy machine)
   int repeats = 5;
+  int busy = 0;  // threads spinning beside the benchmark (a busy machine)
   std::string json;
   bool quiet = false;
+};
+
+// Threads that keep `count` cores busy for their lifetime (another program hogging them), so
+// that the benchmark shows how a parallel call copes with a core it cannot have.
+class BusyLoad {
+ public:
+  explicit BusyLoad(int count) {
+    for (int i = 0; i < count; ++i) {
+      threads_.emplace_back([](std::stop_token stop) {
+        volatile uint64_t sink = 0;
+        while (!stop.stop_requested()) {
+          for (int k = 0; k < 4096; ++k) sink = sink + 1;
+        }
+      });
+    }
+  }
+
+ private:
+  std::vector<std::jthread> threads_;
 };
 
 std::optional<uint64_t> ParseBytes(std::string text) {
@@ -223,6 +244,7 @@ struct Record {
   uint64_t elements = 0;
   int threads = 1;
   double seconds = 0, copy_seconds = 0, memcpy_seconds = 0, copy_loop_seconds = 0;
+  double one_thread_seconds = 0;  // the same call on a 1-thread device (--busy only)
   uint64_t bytes_moved = 0;
   std::string baseline;
 };
@@ -247,10 +269,11 @@ void WriteJson(const std::string& path, const std::vector<Record>& records) {
                   "\"elements\": %" PRIu64
                   ", \"threads\": %d, \"seconds\": %.9g, "
                   "\"copy_seconds\": %.9g, \"memcpy_seconds\": %.9g, \"copy_loop_seconds\": %.9g, "
-                  "\"ratio\": %.4f, \"bytes_moved\": %" PRIu64 ", \"gb_per_s\": %.3f",
+                  "\"ratio\": %.4f, \"bytes_moved\": %" PRIu64
+                  ", \"gb_per_s\": %.3f, \"one_thread_seconds\": %.9g",
                   r.elements, r.threads, r.seconds, r.copy_seconds, r.memcpy_seconds,
                   r.copy_loop_seconds, r.copy_seconds / r.seconds, r.bytes_moved,
-                  r.bytes_moved / r.seconds / 1e9);
+                  r.bytes_moved / r.seconds / 1e9, r.one_thread_seconds);
     file << "  {\"op\": \"" << r.op << "\", \"mode\": \"" << r.mode << "\", \"dtype\": \""
          << r.dtype << "\", \"layout\": \"" << r.layout << "\", \"device\": \""
          << JsonEscape(r.device) << "\", \"baseline\": \"" << r.baseline << "\", " << numbers << "}"
@@ -288,6 +311,18 @@ std::optional<Shapes> MakeShapes(const std::string& layout, DataType type, uint6
     n = rows * cols;
     s.input = TensorDesc::Strided(type, {rows, cols}, {static_cast<int64_t>(pitch), 1});
     s.output = s.input;
+  } else if (layout == "gathered") {
+    // Every second element of the input (inner stride 2) into a packed output.
+    s.input = TensorDesc::Strided(type, {n}, {2});
+    s.output = TensorDesc::Packed(type, {n});
+  } else if (layout == "overlap") {
+    // Rows of 1000 in a pitch of 1024 compacted into packed rows in the same buffer (a partial
+    // overlap whose walks both rise: processed in bounded chunks).
+    const uint64_t cols = 1000, pitch = 1024;
+    const uint64_t rows = std::max<uint64_t>(1, n / cols);
+    n = rows * cols;
+    s.input = TensorDesc::Strided(type, {rows, cols}, {static_cast<int64_t>(pitch), 1});
+    s.output = TensorDesc::Packed(type, {rows, cols});
   } else {
     return std::nullopt;
   }
@@ -308,6 +343,16 @@ void RunBench(const BenchOptions& options) {
   }
   const bool cpu = device.kind() == DeviceKind::kCpu;
   const int threads = device.threads();
+  // --busy: the same calls on a 1-thread device too, with `busy` cores kept busy throughout.
+  std::optional<Device> one_thread;
+  if (options.busy > 0) {
+    if (!cpu) Fail(InvalidArgument("--busy applies to the CPU device only"));
+    const std::optional<FeatureLevel> level = ParseFeatureLevel(options.device.feature_level);
+    Expected<Device> d = Device::Cpu(CpuOptions{.feature_level = *level, .threads = 1});
+    if (!d.ok()) Fail(d.status(), "--busy");
+    one_thread = *d;
+  }
+  const BusyLoad busy(options.busy);
   Team team(cpu ? threads : 1);
   Team single(1);
   int copy_threads = 1;  // which team the copy baselines run on
@@ -358,18 +403,21 @@ void RunBench(const BenchOptions& options) {
           std::optional<Shapes> shapes = MakeShapes(layout, type, bytes);
           if (!shapes) Fail(InvalidArgument("--layouts '" + layout + "' is not a layout"));
           const bool in_place = layout == "inplace";
+          const bool same_buffer = in_place || layout == "overlap";
           const OperatorDesc desc = MakeDesc(info.op, option, shapes->input, shapes->output);
           Expected<CompiledOperator> compiled = Compile(device, desc);
           if (!compiled.ok()) Fail(compiled.status(), op_name + " " + std::string(Name(type)));
+          std::optional<CompiledOperator> compiled_one;
+          if (one_thread) compiled_one = *Compile(*one_thread, desc);
 
           const uint64_t esize = ElementSize(type);
           const uint64_t payload = shapes->elements * esize;  // bytes of output elements
           DeviceBuffer input(device, shapes->input_bytes);
-          DeviceBuffer output(device, in_place ? 16 : shapes->output_bytes);
+          DeviceBuffer output(device, same_buffer ? 16 : shapes->output_bytes);
           const std::vector<std::byte> host = RandomBytes(type, shapes->input_bytes / esize);
           if (Status s = CopyToDevice(device, input.data, host.data(), host.size()); !s.ok())
             Fail(s);
-          void* out_data = in_place ? input.data : output.data;
+          void* out_data = same_buffer ? input.data : output.data;
           const uint64_t out_size = in_place ? shapes->input_bytes : shapes->output_bytes;
           // Copy baselines use same-size scratch buffers with the payload's byte count.
           DeviceBuffer copy_src(device, payload), copy_dst(device, payload);
@@ -387,6 +435,13 @@ void RunBench(const BenchOptions& options) {
               if (!s.ok()) Fail(s, "execute");
             }
             if (Status s = Synchronize(device); !s.ok()) Fail(s);
+          };
+          auto run_one_thread = [&](int reps) {
+            for (int r = 0; r < reps; ++r) {
+              const Status s =
+                  compiled_one->Execute({input.data, shapes->input_bytes}, {out_data, out_size});
+              if (!s.ok()) Fail(s, "execute");
+            }
           };
           auto run_memcpy = [&](int reps) {
             if (!cpu) {
@@ -429,9 +484,13 @@ void RunBench(const BenchOptions& options) {
           // Interleave the measurements so that drift (other load, frequency) hits all alike.
           // The copies run on 1 and on `threads` threads; the faster counts (a copy on fewer
           // threads is a valid, and for small sizes faster, copy at this thread count).
-          double op_s = INFINITY, memcpy_s = INFINITY, loop_s = INFINITY;
+          double op_s = INFINITY, memcpy_s = INFINITY, loop_s = INFINITY, one_s = INFINITY;
           for (int round = 0; round < 2; ++round) {
             op_s = std::min(op_s, SecondsPerCall(run_op, options.min_time, options.repeats));
+            if (compiled_one) {
+              one_s = std::min(one_s,
+                               SecondsPerCall(run_one_thread, options.min_time, options.repeats));
+            }
             for (int t : {1, team.threads()}) {
               copy_threads = t;
               if (!in_place || !cpu) {
@@ -446,6 +505,7 @@ void RunBench(const BenchOptions& options) {
             }
           }
           rec.seconds = op_s;
+          rec.one_thread_seconds = compiled_one ? one_s : 0;
           rec.memcpy_seconds = std::isinf(memcpy_s) ? 0 : memcpy_s;
           rec.copy_loop_seconds = std::isinf(loop_s) ? 0 : loop_s;
           if (!cpu) {
@@ -463,10 +523,12 @@ void RunBench(const BenchOptions& options) {
           }
           const double ratio = rec.copy_seconds / rec.seconds;
           progress.Clear();
-          std::printf("%-6s %-22s %-9s %-10s %12" PRIu64 " %3d %8.3gus %9.2f %9.2f %7.3f  %s\n",
+          std::printf("%-6s %-22s %-9s %-10s %12" PRIu64 " %3d %8.3gus %9.2f %9.2f %7.3f  %s",
                       rec.op.c_str(), rec.mode.c_str(), rec.dtype.c_str(), layout.c_str(),
                       rec.elements, threads, op_s * 1e6, rec.bytes_moved / op_s / 1e9,
                       rec.bytes_moved / rec.copy_seconds / 1e9, ratio, rec.baseline.c_str());
+          if (compiled_one) std::printf("  time/1-thread %.3f", op_s / one_s);
+          std::printf("\n");
           std::fflush(stdout);
           records.push_back(std::move(rec));
           progress.Update(++cases_done);
@@ -491,7 +553,8 @@ void AddBenchCommand(CLI::App& app) {
   bench->add_option("--dtypes", options->dtypes, "Data types (default: all)");
   bench
       ->add_option("--layouts", options->layouts,
-                   "Layouts: contiguous inplace transposed broadcast rows")
+                   "Layouts: contiguous inplace transposed broadcast rows gathered (input stride "
+                   "2) overlap (rows compacted within their own buffer)")
       ->capture_default_str();
   bench->add_option("--sizes", options->sizes, "Output sizes in bytes (suffix K, M, G)")
       ->capture_default_str();
@@ -508,6 +571,13 @@ void AddBenchCommand(CLI::App& app) {
                    "wall, or cpu: process CPU time, which ignores time descheduled on a busy "
                    "machine (meaningful with --threads 1: idle workers would count otherwise)")
       ->check(CLI::IsMember({"wall", "cpu"}))
+      ->capture_default_str();
+  bench
+      ->add_option("--busy", options->busy,
+                   "Keep this many cores busy with spinning threads meanwhile, and also time each "
+                   "call on one thread: prints time/1-thread (how a parallel call copes with a "
+                   "busy machine)")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   bench->add_option("--json", options->json, "Also write the records to this JSON file");
   bench->add_flag("--quiet,-q", options->quiet,

@@ -25,6 +25,77 @@ uint64_t FirstElementOffset(const std::vector<uint64_t>& sizes, const std::vecto
   return offset * element_size;
 }
 
+// Among the dims other than the innermost (the last), the one the input walks fastest (smallest
+// non-zero stride magnitude; the outermost on ties), or dims.size() if every such stride is 0.
+size_t FastestInputDim(const std::vector<Dim>& dims) {
+  size_t best = dims.size();
+  for (size_t d = 0; d + 1 < dims.size(); ++d) {
+    if (dims[d].in == 0) continue;
+    if (best == dims.size() || StrideMagnitude(dims[d].in) < StrideMagnitude(dims[best].in)) {
+      best = d;
+    }
+  }
+  return best;
+}
+
+// The layout of simplified dims (outermost first, innermost last), see Layout.
+Layout ClassifyLayout(const std::vector<Dim>& dims) {
+  if (dims.empty() || (dims.size() == 1 && dims[0].in == 1 && dims[0].out == 1)) {
+    return Layout::kContiguous;
+  }
+  if (std::all_of(dims.begin(), dims.end(), [](const Dim& d) { return d.in == 0; })) {
+    return Layout::kBroadcast;
+  }
+  const Dim& inner = dims.back();
+  if (dims.size() >= 2 && inner.in == 1 && inner.out == 1) return Layout::kRows;
+  const size_t a = FastestInputDim(dims);
+  if (a < dims.size() && inner.in != 0 && StrideMagnitude(dims[a].in) < StrideMagnitude(inner.in) &&
+      dims[a].size >= kMinTransposeExtent && inner.size >= kMinTransposeExtent) {
+    return Layout::kTransposed;
+  }
+  return Layout::kGathered;
+}
+
+// Whether the walk of `strides` (elements, outermost first) visits strictly rising addresses in
+// row-major order: every stride positive and larger than the extent of the dims inside it.
+bool RisesWithLinearIndex(const std::vector<Dim>& dims, bool input) {
+  unsigned __int128 inner_extent = 0;  // elements spanned by the dims inside
+  for (size_t d = dims.size(); d-- > 0;) {
+    const int64_t stride = input ? dims[d].in : dims[d].out;
+    if (stride <= 0 || static_cast<unsigned __int128>(stride) <= inner_extent) return false;
+    inner_extent += static_cast<unsigned __int128>(stride) * (dims[d].size - 1);
+  }
+  return true;
+}
+
+// The partial-overlap staging of simplified dims (see OverlapStaging). With both walks rising,
+// output element e lies at out0 + o(e) and its input at in0 + i(e); front to back is exact when
+// out0 + o(e) <= in0 + i(e) for every e (later inputs lie higher still), i.e. when
+// in0 - out0 >= max over e of (o(e) - i(e)) = sum over dims of max(0, (out - in) * (size - 1)).
+void PlanOverlap(const std::vector<Dim>& dims, Layout layout, uint64_t esize, Plan& plan) {
+  if (layout == Layout::kBroadcast) {
+    plan.overlap_staging = OverlapStaging::kNone;
+    return;
+  }
+  if (!RisesWithLinearIndex(dims, true) || !RisesWithLinearIndex(dims, false)) {
+    plan.overlap_staging = OverlapStaging::kWholeInput;
+    return;
+  }
+  unsigned __int128 forward = 0, backward = 0;
+  for (const Dim& d : dims) {
+    const __int128 difference = static_cast<__int128>(d.out) - d.in;
+    const unsigned __int128 extent =
+        static_cast<unsigned __int128>(difference < 0 ? -difference : difference) * (d.size - 1);
+    (difference > 0 ? forward : backward) += extent;
+  }
+  forward *= esize;
+  backward *= esize;
+  constexpr auto kMax = static_cast<unsigned __int128>(UINT64_MAX);
+  plan.overlap_staging = OverlapStaging::kChunked;
+  plan.overlap_forward_gap = static_cast<uint64_t>(std::min(forward, kMax));
+  plan.overlap_backward_gap = static_cast<uint64_t>(std::min(backward, kMax));
+}
+
 }  // namespace
 
 Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
@@ -93,6 +164,16 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
   }
   std::reverse(result.begin(), result.end());  // outermost first
 
+  const Layout layout = ClassifyLayout(result);
+  PlanOverlap(result, layout, esize, plan);
+  if (layout == Layout::kTransposed) {
+    // The input's fastest dim goes next to the innermost; the others keep their order.
+    const auto fastest = FastestInputDim(result);
+    const Dim moved = result[fastest];
+    result.erase(result.begin() + static_cast<ptrdiff_t>(fastest));
+    result.insert(result.end() - 1, moved);
+  }
+  plan.layout = layout;
   plan.rank = static_cast<int>(result.size());
   for (int i = 0; i < plan.rank; ++i) {
     plan.sizes[i] = result[i].size;
@@ -102,30 +183,7 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
   plan.input_offset = static_cast<uint64_t>(in_offset);
   plan.output_offset = static_cast<uint64_t>(out_offset);
 
-  const bool input_broadcast =
-      std::all_of(result.begin(), result.end(), [](const Dim& d) { return d.in == 0; });
-  if (plan.rank == 0 || (plan.rank == 1 && result[0].in == 1 && result[0].out == 1)) {
-    plan.layout = Layout::kContiguous;
-  } else if (input_broadcast) {
-    plan.layout = Layout::kBroadcast;
-  } else {
-    plan.layout = Layout::kStrided;
-  }
   return plan;
-}
-
-Aliasing Classify(const Plan& plan, const std::byte* input, const std::byte* output) {
-  if (plan.layout == Layout::kEmpty) return Aliasing::kDisjoint;
-  const auto in_lo = reinterpret_cast<uintptr_t>(input);
-  const auto out_lo = reinterpret_cast<uintptr_t>(output);
-  if (in_lo + plan.input_span <= out_lo || out_lo + plan.output_span <= in_lo) {
-    return Aliasing::kDisjoint;
-  }
-  bool same_walk = in_lo + plan.input_offset == out_lo + plan.output_offset;
-  for (int i = 0; same_walk && i < plan.rank; ++i) {
-    same_walk = plan.input_strides[i] == plan.output_strides[i];
-  }
-  return same_walk ? Aliasing::kInPlace : Aliasing::kPartial;
 }
 
 }  // namespace eltwise

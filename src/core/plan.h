@@ -11,11 +11,28 @@
 
 namespace eltwise {
 
+// The loop shape every backend runs; decided once by MakePlan so that backends share one rule.
 enum class Layout : uint8_t {
   kEmpty,       // no elements: nothing to do
   kContiguous,  // one run of `element_count` packed elements in and out
   kBroadcast,   // every output element reads the same input element: compute once, fill
-  kStrided,     // general: rank dims, innermost last
+  kRows,        // rank >= 2, the innermost dim packed (stride 1) in both tensors: one run per row
+  kTransposed,  // rank >= 2, dim rank-2 is the input's fastest dim and rank-1 the output's:
+                // tiles of (rank-2, rank-1) read along one and written along the other
+  kGathered,    // anything else: the innermost dim is strided in the input or the output
+};
+
+// A transposed layout needs both tile extents at least this large to be worth tiling.
+inline constexpr uint64_t kMinTransposeExtent = 8;
+
+// How a backend makes a partial overlap of input and output exact (as if the whole input were
+// read before any output is written).
+enum class OverlapStaging : uint8_t {
+  kNone,        // broadcast: the one input element is read before anything is written
+  kChunked,     // both walks rise with the linear index: bounded chunks (read whole, then
+                // written) in the direction that never overwrites unread input, chosen per call
+                // from the distance between the first elements (see OverlapDirection)
+  kWholeInput,  // any other walk: a copy of the whole input span first
 };
 
 // Where input and output lie relative to each other for one execution.
@@ -33,8 +50,9 @@ struct Plan {
   Layout layout = Layout::kEmpty;
 
   // Simplified iteration space: size-1 dims dropped, output strides made positive and sorted
-  // descending (innermost last), dims that are contiguous in both tensors merged. Strides in
-  // elements. rank 0 means a single element.
+  // descending (innermost last), dims that are contiguous in both tensors merged; for kTransposed
+  // the input's fastest dim is then moved to rank-2 (an N-d permutation becomes a batch of 2-d
+  // transposes). Strides in elements. rank 0 means a single element.
   int rank = 0;
   std::array<uint64_t, kMaxRank> sizes{};
   std::array<int64_t, kMaxRank> input_strides{};
@@ -51,13 +69,43 @@ struct Plan {
   uint64_t output_required_bytes = 0;
   uint32_t input_alignment = 1;
   uint32_t output_alignment = 1;
+
+  // Partial overlap. kChunked: front to back is exact when the input's first element lies at
+  // least overlap_forward_gap bytes after the output's (every output element then lies below its
+  // own input element and below all later input), back to front when the output's first element
+  // lies at least overlap_backward_gap bytes after the input's.
+  OverlapStaging overlap_staging = OverlapStaging::kWholeInput;
+  uint64_t overlap_forward_gap = 0;
+  uint64_t overlap_backward_gap = 0;
 };
 
 // Builds the plan of an already validated (input, output) pair.
 Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
               uint32_t input_alignment, uint32_t output_alignment);
 
-// Classifies where the bound buffers lie relative to each other.
-Aliasing Classify(const Plan& plan, const std::byte* input, const std::byte* output);
+// For a partial overlap of a kChunked plan: +1 front to back, -1 back to front, 0 neither (stage
+// the whole input). `input` and `output` point at the first elements (offsets added).
+inline int OverlapDirection(const Plan& plan, const std::byte* input, const std::byte* output) {
+  const auto in = reinterpret_cast<uintptr_t>(input);
+  const auto out = reinterpret_cast<uintptr_t>(output);
+  if (in >= out && in - out >= plan.overlap_forward_gap) return 1;
+  if (out >= in && out - in >= plan.overlap_backward_gap) return -1;
+  return 0;
+}
+
+// Classifies where the bound buffers lie relative to each other. Inline: it runs on every call.
+inline Aliasing Classify(const Plan& plan, const std::byte* input, const std::byte* output) {
+  if (plan.layout == Layout::kEmpty) return Aliasing::kDisjoint;
+  const auto in_lo = reinterpret_cast<uintptr_t>(input);
+  const auto out_lo = reinterpret_cast<uintptr_t>(output);
+  if (in_lo + plan.input_span <= out_lo || out_lo + plan.output_span <= in_lo) {
+    return Aliasing::kDisjoint;
+  }
+  bool same_walk = in_lo + plan.input_offset == out_lo + plan.output_offset;
+  for (int i = 0; same_walk && i < plan.rank; ++i) {
+    same_walk = plan.input_strides[i] == plan.output_strides[i];
+  }
+  return same_walk ? Aliasing::kInPlace : Aliasing::kPartial;
+}
 
 }  // namespace eltwise

@@ -1,13 +1,16 @@
 // CPU plan driver. The plan (src/core/plan.cc) has already dropped size-1 dims, ordered dims by
-// output stride and merged contiguous ones; this file picks the loop:
+// output stride, merged contiguous ones and chosen the layout; this file runs it:
 //   contiguous   one kernel call over the whole run (in place too), split across threads;
 //   rows         the innermost dim is packed in both tensors: one kernel call per row (segment);
 //   broadcast    every output element is f(the one input element): compute once, then fill;
+//   transposed   input packed along dim rank-2, output along rank-1: tiles through the table's
+//                transposed kernel (transposed in registers, the function applied on the way);
+//                other strides of a transposed layout take the gathered path's tiles;
 //   gathered     the innermost dim is strided: tiles of rows are gathered into a small buffer, run
 //                through the contiguous kernel and stored (scattered if the output is strided).
-//                Tiles span two dims so a transposed input is read a cache line at a time.
-// Partial overlap of input and output: a contiguous run is processed in bounded chunks in the
-// direction that never overwrites unread input (like memmove); other layouts copy the input span.
+// Partial overlap of input and output: as the plan's overlap_staging says: walks that rise with the
+// linear index go through bounded chunks in the direction that never overwrites unread input
+// (like memmove); other walks copy the input span first.
 // Work is split into tasks of about kTaskBytes, run by the persistent pool above kParallelBytes.
 #include "cpu/cpu_backend.h"
 
@@ -43,8 +46,8 @@ constexpr size_t kTileColumns = 128;
 // Row pitch of a gathered tile in elements: padded so that a tile's column (one element per row)
 // does not map every row to the same few L1 sets.
 constexpr size_t kTilePitch = kTileColumns + 16;
-// Partial overlap of a contiguous run is processed through a temporary of this many bytes.
-constexpr size_t kOverlapChunkBytes = size_t{64} << 10;
+// Partial overlap of rising walks is processed through a temporary of at most this many bytes.
+constexpr size_t kOverlapChunkBytes = size_t{16} << 10;  // stays in L1
 
 uint64_t LastLevelCacheBytes() {
   static const uint64_t bytes = [] {
@@ -139,34 +142,6 @@ void RunContiguous(const KernelTable& table, const Plan& plan, const std::byte* 
   });
 }
 
-// Partial overlap of two contiguous runs: chunks through a bounded temporary, front to back when
-// the output starts below the input (an output chunk can only overwrite input that its own chunk
-// or an earlier one has read), back to front otherwise.
-Status RunContiguousOverlapping(const KernelTable& table, const Plan& plan, const std::byte* input,
-                                std::byte* output) {
-  const size_t esize = plan.element_size;
-  const uint64_t n = plan.element_count;
-  const size_t chunk = std::max<size_t>(1, kOverlapChunkBytes / esize);
-  std::unique_ptr<std::byte[]> buffer(new (std::nothrow)
-                                          std::byte[std::min<uint64_t>(n, chunk) * esize]);
-  if (!buffer) {
-    return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
-                                                std::to_string(chunk * esize) +
-                                                "-byte temporary failed to allocate");
-  }
-  const ContiguousKernel kernel = table.Contiguous(plan.function, plan.type);
-  const uint64_t chunks = (n + chunk - 1) / chunk;
-  const bool forward = output < input;
-  for (uint64_t c = 0; c < chunks; ++c) {
-    const uint64_t k = forward ? c : chunks - 1 - c;
-    const uint64_t begin = k * chunk;
-    const uint64_t count = std::min<uint64_t>(chunk, n - begin);
-    kernel(input + begin * esize, buffer.get(), count);
-    std::memcpy(output + begin * esize, buffer.get(), count * esize);
-  }
-  return Status::Ok();
-}
-
 // ---- rows
 // ----------------------------------------------------------------------------------------
 
@@ -252,6 +227,44 @@ void TileGather(const std::byte* in, ptrdiff_t row_stride, ptrdiff_t column_stri
 }
 using TileGatherFn = void (*)(const std::byte*, ptrdiff_t, ptrdiff_t, std::byte*, size_t, size_t);
 
+// ---- transposed (input packed along dim rank-2, output along rank-1) ----------------------------
+
+// Tile edge in elements per element size (index log2(size)): each tile's input and output
+// (edge^2 * size bytes each) stay in L1 while the tile is transposed.
+constexpr std::array<size_t, 4> kTransposeTileEdge = {128, 64, 64, 32};
+
+// Tiles of (a = rank-2, b = rank-1) in the order outer index, a-tile, b-tile: consecutive tasks
+// continue the same output rows. Each tile is one call of the table's transposed kernel, which
+// transposes in registers and applies the function on the way.
+void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* input,
+                   std::byte* output, int threads) {
+  const size_t esize = plan.element_size;
+  const int a_dim = plan.rank - 2;
+  const int b_dim = plan.rank - 1;
+  const uint64_t a_size = plan.sizes[a_dim];
+  const uint64_t b_size = plan.sizes[b_dim];
+  const ptrdiff_t in_b = plan.input_strides[b_dim] * static_cast<ptrdiff_t>(esize);
+  const ptrdiff_t out_a = plan.output_strides[a_dim] * static_cast<ptrdiff_t>(esize);
+  const size_t edge = kTransposeTileEdge[static_cast<size_t>(__builtin_ctz(esize))];
+  const uint64_t a_tiles = (a_size + edge - 1) / edge;
+  const uint64_t b_tiles = (b_size + edge - 1) / edge;
+  const TransposedKernel kernel = table.Transposed(plan.function, plan.type);
+  auto tile = [&](uint64_t task) {
+    const uint64_t b0 = (task % b_tiles) * edge;
+    const uint64_t a0 = (task / b_tiles % a_tiles) * edge;
+    const RowWalker walk(plan, a_dim, input, output, task / b_tiles / a_tiles);
+    kernel(walk.in + static_cast<ptrdiff_t>(a0 * esize) + static_cast<ptrdiff_t>(b0) * in_b, in_b,
+           walk.out + static_cast<ptrdiff_t>(a0) * out_a + static_cast<ptrdiff_t>(b0 * esize),
+           out_a, static_cast<size_t>(std::min<uint64_t>(edge, a_size - a0)),
+           static_cast<size_t>(std::min<uint64_t>(edge, b_size - b0)));
+  };
+  const uint64_t tasks = OuterCount(plan, a_dim) * a_tiles * b_tiles;
+  ThreadPool::Global().ParallelFor(tasks, ThreadsFor(threads, 2 * plan.element_count * esize),
+                                   tile);
+}
+
+// ---- gathered and other transposed layouts ------------------------------------------------------
+
 // Iteration: outer dims [0, rank-2), then tiles of kTileRows along dim rank-2 ("a") by `piece`
 // elements along the innermost dim ("b"). Each task is one (outer index, a-tile, b-piece).
 void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* input,
@@ -278,11 +291,14 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   const ScatterFn scatter =
       WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
   const bool packed_in = in_b == static_cast<ptrdiff_t>(esize);
+  const CompactEvenKernel compact_even =
+      table.compact_even[static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(esize)))];
   const bool packed_out = out_b == static_cast<ptrdiff_t>(esize);
 
-  // A transposed input (contiguous along `a`, strided along `b`): gather whole tiles reading
-  // along `a`, so every input cache line is used once per tile instead of once per row.
-  const bool transpose = !packed_in && a_dim >= 0 && std::llabs(in_a) < std::llabs(in_b);
+  // A transposed input that is not packed along `a` or an output not packed along `b`: gather
+  // whole tiles reading along `a`, so every input cache line is used once per tile instead of once
+  // per row.
+  const bool transpose = plan.layout == Layout::kTransposed;
   const TileGatherFn tile_gather =
       WithElementType(esize, [](auto u) -> TileGatherFn { return &TileGather<decltype(u)>; });
 
@@ -329,7 +345,10 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
       std::byte* out =
           walk.out + static_cast<ptrdiff_t>(a) * out_a + static_cast<ptrdiff_t>(b0) * out_b;
       const std::byte* src = in;
-      if (!packed_in) {
+      if (in_b == 2 * static_cast<ptrdiff_t>(esize)) {
+        compact_even(in, gathered, count);
+        src = gathered;
+      } else if (!packed_in) {
         gather(in, in_b, gathered, count);
         src = gathered;
       }
@@ -344,6 +363,81 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   const uint64_t tasks = outer_count * a_tiles * (transpose ? b_tiles : b_pieces);
   const uint64_t bytes = plan.element_count * esize;
   ThreadPool::Global().ParallelFor(tasks, ThreadsFor(threads, 2 * bytes), tile);
+}
+
+// ---- partial overlap ---------------------------------------------------------------------------
+
+// A partial overlap of a kChunked plan (src/core/plan.h): both walks rise with the linear index,
+// so chunks of consecutive elements, each read whole into a bounded buffer, computed there and
+// then written, are exact front to back when every output element lies below its input (and so
+// below all later input), and back to front in the opposite case. Chunks are groups of whole rows
+// when rows are short, segments of a row when they are long. One thread: the order is the point.
+Status RunChunkedOverlapping(const KernelTable& table, const Plan& plan, const std::byte* input,
+                             std::byte* output, bool forward) {
+  const size_t esize = plan.element_size;
+  const int inner = std::max(plan.rank - 1, 0);
+  const uint64_t n = plan.rank > 0 ? plan.sizes[inner] : 1;
+  const ptrdiff_t in_step = (plan.rank > 0 ? plan.input_strides[inner] : 1) * ptrdiff_t(esize);
+  const ptrdiff_t out_step = (plan.rank > 0 ? plan.output_strides[inner] : 1) * ptrdiff_t(esize);
+  const uint64_t rows = OuterCount(plan, inner);
+  const size_t capacity = std::max<size_t>(1, kOverlapChunkBytes / esize);  // elements
+  const uint64_t rows_per_chunk = std::max<uint64_t>(1, capacity / n);
+  const uint64_t segment = std::min<uint64_t>(n, capacity);
+  std::unique_ptr<std::byte[]> buffer(
+      new (std::nothrow) std::byte[std::min<uint64_t>(rows_per_chunk * n, capacity) * esize]);
+  if (!buffer) {
+    return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
+                                                std::to_string(capacity * esize) +
+                                                "-byte temporary failed to allocate");
+  }
+  const ContiguousKernel kernel = table.Contiguous(plan.function, plan.type);
+  const GatherFn gather =
+      WithElementType(esize, [](auto u) -> GatherFn { return &Gather<decltype(u)>; });
+  const ScatterFn scatter =
+      WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
+  // Elements [begin, begin + count) of rows [first, first + row_count) (whole rows when
+  // row_count > 1): read all, compute, write all.
+  auto chunk = [&](uint64_t first, uint64_t row_count, uint64_t begin, uint64_t count) {
+    RowWalker reader(plan, inner, input, output, first);
+    std::byte* p = buffer.get();
+    for (uint64_t r = 0; r < row_count; ++r, reader.Next(), p += count * esize) {
+      const std::byte* from = reader.in + static_cast<ptrdiff_t>(begin) * in_step;
+      if (in_step == static_cast<ptrdiff_t>(esize)) {
+        std::memcpy(p, from, count * esize);
+      } else {
+        gather(from, in_step, p, count);
+      }
+    }
+    RowWalker writer(plan, inner, input, output, first);
+    p = buffer.get();
+    for (uint64_t r = 0; r < row_count; ++r, writer.Next(), p += count * esize) {
+      std::byte* to = writer.out + static_cast<ptrdiff_t>(begin) * out_step;
+      if (out_step == static_cast<ptrdiff_t>(esize)) {
+        kernel(p, to, count);
+      } else {
+        kernel(p, p, count);
+        scatter(p, to, out_step, count);
+      }
+    }
+  };
+  if (rows_per_chunk > 1) {
+    const uint64_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
+    for (uint64_t c = 0; c < chunks; ++c) {
+      const uint64_t k = forward ? c : chunks - 1 - c;
+      const uint64_t first = k * rows_per_chunk;
+      chunk(first, std::min(rows_per_chunk, rows - first), 0, n);
+    }
+  } else {
+    const uint64_t segments = (n + segment - 1) / segment;
+    for (uint64_t r = 0; r < rows; ++r) {
+      const uint64_t row = forward ? r : rows - 1 - r;
+      for (uint64_t c = 0; c < segments; ++c) {
+        const uint64_t k = forward ? c : segments - 1 - c;
+        chunk(row, 1, k * segment, std::min(segment, n - k * segment));
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 // ---- broadcast
@@ -403,6 +497,15 @@ void RunBroadcast(const KernelTable& table, const Plan& plan, const std::byte* i
 
   const int inner = plan.rank - 1;
   const uint64_t bytes = plan.element_count * esize;
+  if (plan.rank == 1 && plan.output_strides[0] == 1 && bytes < kParallelBytes) {
+    // One small packed run (the common small call): one fill, no task machinery.
+    if (uniform) {
+      std::memset(output, static_cast<int>(value[0]), bytes);
+    } else {
+      table.pattern_fill(output, bytes, pattern);
+    }
+    return;
+  }
   threads = ThreadsFor(threads, bytes);
   if (plan.output_strides[inner] == 1) {  // packed rows: fills
     const uint64_t rows = OuterCount(plan, inner);
@@ -446,12 +549,18 @@ void RunPlan(const KernelTable& table, const Plan& plan, const std::byte* input,
     case Layout::kBroadcast:
       RunBroadcast(table, plan, input, output, threads);
       return;
-    case Layout::kStrided:
-      if (plan.input_strides[plan.rank - 1] == 1 && plan.output_strides[plan.rank - 1] == 1) {
-        RunRows(table, plan, input, output, threads);
+    case Layout::kRows:
+      RunRows(table, plan, input, output, threads);
+      return;
+    case Layout::kTransposed:
+      if (plan.input_strides[plan.rank - 2] == 1 && plan.output_strides[plan.rank - 1] == 1) {
+        RunTransposed(table, plan, input, output, threads);
       } else {
         RunGathered(table, plan, input, output, threads);
       }
+      return;
+    case Layout::kGathered:
+      RunGathered(table, plan, input, output, threads);
       return;
   }
 }
@@ -462,13 +571,26 @@ class Cpu final : public Backend {
 
   Status Run(const Plan& plan, const std::byte* input, std::byte* output,
              Aliasing aliasing) const override {
-    const KernelTable& table = BestKernelTable();
-    if (aliasing == Aliasing::kPartial) {
-      if (plan.layout == Layout::kContiguous) {
-        return RunContiguousOverlapping(table, plan, input + plan.input_offset,
-                                        output + plan.output_offset);
+    const KernelTable& table = table_;
+    // Small contiguous calls (the common case of many small tensors): straight to the kernel,
+    // without the layout switch and the threading decisions.
+    if (plan.layout == Layout::kContiguous && aliasing != Aliasing::kPartial &&
+        plan.element_count * plan.element_size < kParallelBytes / 2) {
+      table.Contiguous(plan.function, plan.type)(input + plan.input_offset,
+                                                 output + plan.output_offset, plan.element_count);
+      return Status::Ok();
+    }
+    if (aliasing == Aliasing::kPartial && plan.overlap_staging != OverlapStaging::kNone) {
+      if (plan.overlap_staging == OverlapStaging::kChunked) {
+        const int direction =
+            OverlapDirection(plan, input + plan.input_offset, output + plan.output_offset);
+        if (direction != 0) {
+          return RunChunkedOverlapping(table, plan, input + plan.input_offset,
+                                       output + plan.output_offset, direction > 0);
+        }
       }
-      // Strided partial overlap: read the whole input span first.
+      // Walks that interleave (or a distance for which neither direction is safe): read the
+      // whole input span first.
       std::unique_ptr<std::byte[]> copy(new (std::nothrow) std::byte[plan.input_span]);
       if (!copy) {
         return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
@@ -507,6 +629,7 @@ class Cpu final : public Backend {
 
  private:
   int threads_;
+  const KernelTable& table_ = BestKernelTable();  // chosen once: the CPU does not change
 };
 
 }  // namespace

@@ -18,8 +18,9 @@ namespace {
 // another then starts without a futex wake-up (tens of microseconds on a busy machine).
 constexpr auto kSpin = std::chrono::microseconds(50);
 constexpr int kMaxWorkers = 1023;
-// Pauses the caller spins for its helpers to finish before it yields the core instead.
-constexpr int kSpinsBeforeYield = 4096;
+// Pauses the caller spins for its helpers to finish before it sleeps instead (about 5-20 us):
+// helpers that are running finish within it; one the OS has descheduled gets the caller's core.
+constexpr int kSpinsBeforeSleep = 256;
 }  // namespace
 
 ThreadPool& ThreadPool::Global() {
@@ -82,15 +83,17 @@ void ThreadPool::Run(size_t tasks, int threads, void (*function)(const void*, si
     if (it != queue_.end()) queue_.erase(it);
     queued_.store(queue_.size(), std::memory_order_release);
   }
-  // Helpers that joined are finishing their last tasks: spin briefly, then give the core away, so
-  // that a helper waiting for it (an oversubscribed or emulated machine) can finish.
-  for (int spins = 0; job.helpers_running.load(std::memory_order_acquire) != 0; ++spins) {
-    if (spins < kSpinsBeforeYield) {
-      ELTWISE_PAUSE();
-    } else {
-      std::this_thread::yield();
-    }
+  // Helpers that joined are finishing their last tasks: spin briefly, then sleep until the last
+  // one signals, so that a helper waiting for a core (a busy or oversubscribed machine) can have
+  // this one.
+  for (int spins = 0; spins < kSpinsBeforeSleep; ++spins) {
+    if (job.helpers_running.load(std::memory_order_acquire) == 0) return;
+    ELTWISE_PAUSE();
   }
+  std::unique_lock<std::mutex> lock(mutex_);
+  job.caller_sleeping = true;
+  helpers_done_.wait(lock,
+                     [&] { return job.helpers_running.load(std::memory_order_acquire) == 0; });
 }
 
 void ThreadPool::WorkerLoop() {
@@ -116,8 +119,14 @@ void ThreadPool::WorkerLoop() {
       }
     }
     Work(*job);
-    // The job may be destroyed as soon as this is seen: touch nothing of it afterwards.
-    job->helpers_running.fetch_sub(1, std::memory_order_release);
+    // The job may be destroyed as soon as the count is seen at zero: touch nothing of it
+    // afterwards. Under the lock, a caller that sleeps has set caller_sleeping before (and
+    // re-checks the count after taking the lock, so no wake-up is lost).
+    std::lock_guard<std::mutex> lock(mutex_);
+    const bool caller_sleeping = job->caller_sleeping;
+    if (job->helpers_running.fetch_sub(1, std::memory_order_acq_rel) == 1 && caller_sleeping) {
+      helpers_done_.notify_all();
+    }
   }
 }
 

@@ -6,8 +6,11 @@
 // stream-ordered temporary (cudaMallocAsync + cudaMemcpyAsync on the same stream), runs the kernel
 // from the copy and frees it with cudaFreeAsync: still asynchronous, and the allocation comes from
 // the device's memory pool, so it is cheap after the first time. This is the only case that
-// allocates. A GPU without memory pools falls back to cudaMalloc, a stream synchronisation and
-// cudaFree (documented; no GPU this backend supports lacks pools).
+// allocates. The plan's overlap_staging is honoured as far as a GPU allows: kNone (a broadcast
+// input, read before anything is written) needs no copy; kChunked and kWholeInput both copy the
+// input span here (chunked launches in order would bound the memory; not done). A GPU without
+// memory pools falls back to cudaMalloc, a stream synchronisation and cudaFree (documented; no GPU
+// this backend supports lacks pools).
 #include "cuda/cuda_backend.h"
 
 #include <cuda_runtime_api.h>
@@ -101,7 +104,7 @@ class Cuda final : public Backend {
 
     // See Note [partial overlap on the GPU].
     void* copy = nullptr;
-    if (aliasing == Aliasing::kPartial) {
+    if (aliasing == Aliasing::kPartial && plan.overlap_staging != OverlapStaging::kNone) {
       cudaError_t error = memory_pools_ ? cudaMallocAsync(&copy, plan.input_span, stream)
                                         : cudaMalloc(&copy, plan.input_span);
       if (error != cudaSuccess) {

@@ -2,7 +2,6 @@
 #include "cuda/launch.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 
 namespace eltwise::cuda {
@@ -47,22 +46,9 @@ StridedParams<Index> MakeStrided(const Plan& plan) {
   return p;
 }
 
-// The dimension the input walks fastest if it is not the output's fastest (the last), else -1.
-int TransposedInputDim(const Plan& plan) {
-  if (plan.rank < 2) return -1;
-  const int o = plan.rank - 1;
-  int a = -1;
-  for (int d = 0; d < o; ++d) {
-    if (plan.input_strides[d] == 0) continue;
-    if (a < 0 || std::abs(plan.input_strides[d]) < std::abs(plan.input_strides[a])) a = d;
-  }
-  if (a < 0 || plan.input_strides[o] == 0) return -1;
-  if (std::abs(plan.input_strides[a]) >= std::abs(plan.input_strides[o])) return -1;
-  if (plan.sizes[a] < kMinTiledExtent || plan.sizes[o] < kMinTiledExtent) return -1;
-  return a;
-}
-
-TiledParams MakeTiled(const Plan& plan, int a) {
+// A kTransposed plan: dim rank-2 (`a`) is the input's fastest, rank-1 (`o`) the output's.
+TiledParams MakeTiled(const Plan& plan) {
+  const int a = plan.rank - 2;
   const int o = plan.rank - 1;
   TiledParams p;
   p.size_a = plan.sizes[a];
@@ -120,14 +106,12 @@ Expected<Launch> PlanLaunch(const Plan& plan, uintptr_t input, uintptr_t output,
     SetGrid(launch, strided_blocks);
     return launch;
   }
-  if (plan.layout == Layout::kStrided && options.allow_tiled) {
-    if (const int a = TransposedInputDim(plan); a >= 0) {
-      launch.kind = KernelKind::kTiled;
-      launch.tiled = MakeTiled(plan, a);
-      const uint64_t tiles = launch.tiled.tiles_o.divisor * launch.tiled.tiles_a.divisor;
-      SetGrid(launch, tiles * (n / (plan.sizes[a] * plan.sizes[plan.rank - 1])));
-      return launch;
-    }
+  if (plan.layout == Layout::kTransposed && options.allow_tiled) {
+    launch.kind = KernelKind::kTiled;
+    launch.tiled = MakeTiled(plan);
+    const uint64_t tiles = launch.tiled.tiles_o.divisor * launch.tiled.tiles_a.divisor;
+    SetGrid(launch, tiles * (n / (plan.sizes[plan.rank - 2] * plan.sizes[plan.rank - 1])));
+    return launch;
   }
   const bool fits32 = options.allow_32bit_indexing && static_cast<__int128>(n) <= kMax31 &&
                       in.low >= -kMax31 && in.high <= kMax31 && out.high <= kMax31;

@@ -11,8 +11,9 @@
 //  * kStrided32 / kStrided64: any plan; each thread maps kElementsPerThread linear indices to
 //    coordinates with FastDivmod (innermost dimension first). 32-bit arithmetic when every index
 //    and offset fits in 31 bits, 64-bit otherwise. Broadcast inputs (all input strides 0) use it.
-//  * kTiled: the input's fastest dimension is not the output's (a transpose): 32x32 tiles go
-//    through shared memory so both the reads and the writes are coalesced.
+//  * kTiled: a Layout::kTransposed plan (the planner's rule, src/core/plan.cc): 32x32 tiles of
+//    dims (rank-2, rank-1) go through shared memory so both the reads and the writes are
+//    coalesced.
 //  * kStridedUnaligned: an element not aligned to its size (the extended level allows any
 //    address): kStrided64 with byte-wise loads and stores.
 #pragma once
@@ -32,8 +33,6 @@ inline constexpr unsigned kElementsPerThread = 4;
 inline constexpr unsigned kTile = 32;     // tile edge (elements); a block is kTile x kTileRows
 inline constexpr unsigned kTileRows = 8;  // threads; each thread moves kTile / kTileRows elements
 inline constexpr uint64_t kMaxGridBlocks = 0x7FFFFFFF;  // gridDim.x limit; kernels grid-stride
-// Both extents of a transpose must reach this for the tiled kernel to pay off.
-inline constexpr uint64_t kMinTiledExtent = 8;
 
 enum class KernelKind : uint8_t {
   kContiguous,

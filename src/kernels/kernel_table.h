@@ -19,6 +19,14 @@ using ContiguousKernel = void (*)(const std::byte* in, std::byte* out, size_t n)
 // n elements, strides in bytes (may be negative or zero for the input).
 using StridedKernel = void (*)(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
                                ptrdiff_t out_stride, size_t n);
+// One tile of a transposed layout: the input is packed along `a`, the output along `b`:
+//   out[a * out_pitch + b * esize] = f(in[b * in_stride + a * esize]),  a < a_count, b < b_count
+// (strides in bytes; in_stride may be negative). Input and output do not overlap.
+using TransposedKernel = void (*)(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                  ptrdiff_t out_pitch, size_t a_count, size_t b_count);
+// Every second element: out[i] = in[2 * i] for i < n (elements of the table's size index; reads
+// nothing past in[2 * (n - 1)]).
+using CompactEvenKernel = void (*)(const std::byte* in, std::byte* out, size_t n);
 // Fills `bytes` bytes at `out` (any alignment) with out[i] = pattern[i % 8]. `pattern` holds
 // kFillPatternBytes bytes repeating with a period that divides 8 (one element of at most 8 bytes),
 // so that pattern + r for r < 8 is the same pattern seen from a byte r further on.
@@ -28,9 +36,12 @@ using PatternFillKernel = void (*)(std::byte* out, size_t bytes, const std::byte
 struct KernelTable {
   std::array<std::array<ContiguousKernel, kDataTypeCount>, kFunctionCount> contiguous{};
   std::array<std::array<StridedKernel, kDataTypeCount>, kFunctionCount> strided{};
+  std::array<std::array<TransposedKernel, kDataTypeCount>, kFunctionCount> transposed{};
   // Optional: like `contiguous` but with non-temporal stores for the aligned body (for outputs
   // larger than the last-level cache). Ends with a store fence. nullptr: use `contiguous`.
   std::array<std::array<ContiguousKernel, kDataTypeCount>, kFunctionCount> contiguous_stream{};
+  // By log2(element size): the gathered layout's stride-2 input.
+  std::array<CompactEvenKernel, 4> compact_even{};
   // Broadcast output: the computed value's pattern stored over a run.
   PatternFillKernel pattern_fill = nullptr;
 
@@ -39,6 +50,9 @@ struct KernelTable {
   }
   StridedKernel Strided(Function f, DataType t) const {
     return strided[static_cast<size_t>(f)][static_cast<size_t>(t)];
+  }
+  TransposedKernel Transposed(Function f, DataType t) const {
+    return transposed[static_cast<size_t>(f)][static_cast<size_t>(t)];
   }
   ContiguousKernel ContiguousStream(Function f, DataType t) const {
     const ContiguousKernel k = contiguous_stream[static_cast<size_t>(f)][static_cast<size_t>(t)];

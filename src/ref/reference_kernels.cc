@@ -31,6 +31,20 @@ void ReferenceStrided(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
   }
 }
 
+template <class F, class T>
+void ReferenceTransposed(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                         ptrdiff_t out_pitch, size_t a_count, size_t b_count) {
+  for (size_t a = 0; a < a_count; ++a) {
+    ReferenceStrided<F, T>(in + a * sizeof(T), in_stride,
+                           out + static_cast<ptrdiff_t>(a) * out_pitch, sizeof(T), b_count);
+  }
+}
+
+template <size_t kSize>
+void ReferenceCompactEven(const std::byte* in, std::byte* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) std::memcpy(out + i * kSize, in + 2 * i * kSize, kSize);
+}
+
 void ReferencePatternFill(std::byte* out, size_t bytes, const std::byte* pattern) {
   for (size_t i = 0; i < bytes; ++i) out[i] = pattern[i % 8];
 }
@@ -38,9 +52,12 @@ void ReferencePatternFill(std::byte* out, size_t bytes, const std::byte* pattern
 KernelTable MakeReferenceTable() {
   KernelTable table;
   table.pattern_fill = &ReferencePatternFill;
+  table.compact_even = {&ReferenceCompactEven<1>, &ReferenceCompactEven<2>,
+                        &ReferenceCompactEven<4>, &ReferenceCompactEven<8>};
 #define ELTWISE_REF_TYPE(e, T, name)                                                  \
   table.contiguous[f][static_cast<size_t>(DataType::e)] = &ReferenceContiguous<F, T>; \
-  table.strided[f][static_cast<size_t>(DataType::e)] = &ReferenceStrided<F, T>;
+  table.strided[f][static_cast<size_t>(DataType::e)] = &ReferenceStrided<F, T>;       \
+  table.transposed[f][static_cast<size_t>(DataType::e)] = &ReferenceTransposed<F, T>;
 #define ELTWISE_REF_FUNCTION(fe, Functor, ...)          \
   {                                                     \
     using F = Functor;                                  \

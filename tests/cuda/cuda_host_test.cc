@@ -238,7 +238,7 @@ TEST(PlanLaunch, MoreThan63BitsIsUnsupported) {
   Plan plan;
   plan.type = DataType::kInt8;
   plan.element_size = 1;
-  plan.layout = Layout::kStrided;
+  plan.layout = Layout::kGathered;
   plan.rank = 1;
   plan.sizes[0] = plan.element_count = (uint64_t{1} << 63) + 5;
   plan.input_strides[0] = 0;

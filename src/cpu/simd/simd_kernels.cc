@@ -410,6 +410,177 @@ void PatternFill(std::byte* out, size_t bytes, const std::byte* pattern) {
   std::memcpy(p, phased, rest);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Transposed tiles (KernelTable::transposed): L x L blocks, L = 16 / sizeof(T), one per 128-bit
+// block of the vectors that hold L input rows, transposed in registers by log2(L) rounds of
+// InterleaveLower/InterleaveUpper at doubling lane widths; the op is applied to each transposed
+// vector, whose blocks are stored along the output's packed rows. Blocks at the far edges are
+// shifted back to end exactly at the tile's edge (they recompute a few elements; input and output
+// do not overlap, so this is exact). Tiles narrower than L fall back to the scalar functor. Not on
+// the scalar target (one lane) nor SVE (whose 128-bit interleaves this code does not use).
+#if HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_SVE && HWY_TARGET != HWY_SVE2 && \
+    HWY_TARGET != HWY_SVE_256 && HWY_TARGET != HWY_SVE2_128
+#define ELTWISE_HWY_TRANSPOSE 1
+#else
+#define ELTWISE_HWY_TRANSPOSE 0
+#endif
+
+// The identity on unsigned lanes of sizeof(T) (the transposed copy).
+template <class T>
+struct IdentityOp {
+  using Lane = hwy::UnsignedFromSize<sizeof(T)>;
+  using Wide = Lane;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> Apply(D /*d*/, hn::Vec<D> v) {
+    return v;
+  }
+};
+
+template <class Functor, class T>
+void ScalarTransposed(const std::byte* in, ptrdiff_t in_stride, std::byte* out, ptrdiff_t out_pitch,
+                      size_t a_count, size_t b_count) {
+  for (size_t a = 0; a < a_count; ++a) {
+    for (size_t b = 0; b < b_count; ++b) {
+      T x;
+      std::memcpy(&x, in + static_cast<ptrdiff_t>(b) * in_stride + a * sizeof(T), sizeof(T));
+      const T y = Functor{}(x);
+      std::memcpy(out + static_cast<ptrdiff_t>(a) * out_pitch + b * sizeof(T), &y, sizeof(T));
+    }
+  }
+}
+
+#if ELTWISE_HWY_TRANSPOSE
+// One round: vector k of the result interleaves rows 2k and 2k+1 (lower halves of their
+// kLaneBytes lanes), vector k + L/2 their upper halves. After log2(L) rounds vector i holds
+// column BitReverse(i) (checked by the tests against the reference on every target).
+template <size_t kLaneBytes, class D, size_t L>
+HWY_INLINE void InterleaveRound(D d, hn::Vec<D> (&rows)[L]) {
+  const hn::Repartition<hwy::UnsignedFromSize<kLaneBytes>, D> dw;
+  hn::Vec<D> next[L];
+  for (size_t k = 0; k < L / 2; ++k) {
+    const auto lo = hn::BitCast(dw, rows[2 * k]);
+    const auto hi = hn::BitCast(dw, rows[2 * k + 1]);
+    next[k] = hn::BitCast(d, hn::InterleaveLower(dw, lo, hi));
+    next[k + L / 2] = hn::BitCast(d, hn::InterleaveUpper(dw, lo, hi));
+  }
+  for (size_t k = 0; k < L; ++k) rows[k] = next[k];
+}
+
+constexpr size_t BitReverse(size_t i, size_t bits) {
+  size_t r = 0;
+  for (size_t b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
+  return r;
+}
+
+// Stores the 128-bit blocks of v: block k at p + k * block_pitch.
+template <class D>
+HWY_INLINE void StoreBlocks(D d, hn::Vec<D> v, std::byte* p, ptrdiff_t block_pitch) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t kBytes = hn::MaxLanes(D()) * sizeof(Lane);
+  if constexpr (kBytes <= 16) {
+    hn::StoreU(v, d, reinterpret_cast<Lane*>(p));
+  } else {
+    const hn::Half<D> dh;
+    constexpr ptrdiff_t kHalfBlocks = static_cast<ptrdiff_t>(kBytes / 32);
+    StoreBlocks(dh, hn::LowerHalf(dh, v), p, block_pitch);
+    StoreBlocks(dh, hn::UpperHalf(dh, v), p + kHalfBlocks * block_pitch, block_pitch);
+  }
+}
+
+// L rows of the input (row stride in_stride), each a vector of D: every 128-bit block of them is
+// an L x L block, transposed in place in the registers (the interleaves work within blocks).
+// Block k of transposed vector i is output row k * L + BitReverse(i): Op applied on the whole
+// vector, then stored a block at a time.
+template <class Op, class D>
+HWY_INLINE void TransposeBlocks(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                ptrdiff_t out_pitch) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t L = 16 / sizeof(Lane);
+  constexpr size_t kBits = L == 16 ? 4 : L == 8 ? 3 : L == 4 ? 2 : 1;
+  hn::Vec<D> rows[L];
+  for (size_t i = 0; i < L; ++i) {
+    rows[i] =
+        hn::LoadU(d, reinterpret_cast<const Lane*>(in + static_cast<ptrdiff_t>(i) * in_stride));
+  }
+  if constexpr (sizeof(Lane) == 1) InterleaveRound<1>(d, rows);
+  if constexpr (sizeof(Lane) <= 2) InterleaveRound<2>(d, rows);
+  if constexpr (sizeof(Lane) <= 4) InterleaveRound<4>(d, rows);
+  InterleaveRound<8>(d, rows);
+  for (size_t i = 0; i < L; ++i) {
+    const ptrdiff_t row = static_cast<ptrdiff_t>(BitReverse(i, kBits));
+    StoreBlocks(d, Op::Apply(d, rows[i]), out + row * out_pitch,
+                static_cast<ptrdiff_t>(L) * out_pitch);
+  }
+}
+
+// Bands of L input rows (the last shifted back to end at b_count) at one position along a: the
+// output rows of this position are completed a line at a time before moving on (output rows
+// with power-of-two pitches share few L1 sets, so revisiting them later would miss).
+template <class Op, class D>
+HWY_INLINE void TransposeColumn(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                ptrdiff_t out_pitch, size_t b_count) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t L = 16 / sizeof(Lane);
+  for (size_t b = 0;; b += L) {
+    b = std::min(b, b_count - L);
+    const std::byte* band = in + static_cast<ptrdiff_t>(b) * in_stride;
+    TransposeBlocks<Op>(d, band, in_stride, out + b * sizeof(Lane), out_pitch);
+    if (b + L == b_count) break;
+  }
+}
+
+// Steps along a of the widest vectors that fit a_count (several 128-bit blocks per vector), else
+// 128-bit vectors; the last step shifted back to end at a_count.
+template <class Op, class T>
+HWY_INLINE void TransposeRange(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                               ptrdiff_t out_pitch, size_t a_count, size_t b_count) {
+  using Lane = typename Op::Lane;
+  constexpr size_t L = 16 / sizeof(T);
+  const FullTag<Op> d;
+  const hn::Full128<Lane> d128;
+  const size_t step = a_count >= hn::MaxLanes(d) ? hn::MaxLanes(d) : L;
+  for (size_t a = 0;; a += step) {
+    a = std::min(a, a_count - step);
+    const std::byte* column = in + a * sizeof(T);
+    std::byte* rows = out + static_cast<ptrdiff_t>(a) * out_pitch;
+    if (step == L) {
+      TransposeColumn<Op>(d128, column, in_stride, rows, out_pitch, b_count);
+    } else {
+      TransposeColumn<Op>(d, column, in_stride, rows, out_pitch, b_count);
+    }
+    if (a + step == a_count) break;
+  }
+}
+
+template <class Op, class Functor, class T>
+void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, ptrdiff_t out_pitch,
+                      size_t a_count, size_t b_count) {
+  static_assert(sizeof(typename Op::Lane) == sizeof(T));
+  constexpr size_t L = 16 / sizeof(T);
+  if (a_count < L || b_count < L) {
+    return ScalarTransposed<Functor, T>(in, in_stride, out, out_pitch, a_count, b_count);
+  }
+  TransposeRange<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
+}
+
+// Every second element with ConcatEven on pairs of vectors. A vector pair reads up to the odd
+// element after its last even one, so the vector loop stops one element early (the tail is
+// scalar) and nothing past in[2 * (n - 1)] is read.
+template <class U>
+void CompactEven(const std::byte* in, std::byte* out, size_t n) {
+  const hn::ScalableTag<U> d;
+  const size_t lanes = hn::Lanes(d);
+  size_t i = 0;
+  for (; i + lanes < n; i += lanes) {
+    const U* src = reinterpret_cast<const U*>(in) + 2 * i;
+    const auto lo = hn::LoadU(d, src);
+    const auto hi = hn::LoadU(d, src + lanes);
+    hn::StoreU(hn::ConcatEven(d, hi, lo), d, reinterpret_cast<U*>(out) + i);
+  }
+  for (; i < n; ++i) std::memcpy(out + i * sizeof(U), in + 2 * i * sizeof(U), sizeof(U));
+}
+#endif  // ELTWISE_HWY_TRANSPOSE
+
 // Copy (Round on integers is the identity): memmove is exact in place and already bandwidth-bound.
 void CopyKernel(const std::byte* in, std::byte* out, size_t n, size_t element_size) {
   if (in != out && n != 0) std::memmove(out, in, n * element_size);
@@ -471,14 +642,21 @@ inline constexpr bool kIsCopy = std::is_same_v<Functor, CopyFunctor> ||
 template <class Functor, class T>
 void Fill(KernelTable& table, const KernelTable& reference, size_t f, size_t t) {
   table.strided[f][t] = reference.strided[f][t];
+  table.transposed[f][t] = reference.transposed[f][t];
   if constexpr (kIsCopy<Functor, T>) {
     table.contiguous[f][t] = &CopyKernelT<T>;
+#if ELTWISE_HWY_TRANSPOSE
+    table.transposed[f][t] = &TransposedVector<IdentityOp<T>, Functor, T>;
+#endif
   } else if constexpr (std::is_void_v<typename OpFor<Functor, T>::type>) {
     table.contiguous[f][t] = reference.contiguous[f][t];
   } else {
     using Op = typename OpFor<Functor, T>::type;
     table.contiguous[f][t] = &VectorKernel<Op, Functor, T>;
     table.contiguous_stream[f][t] = &VectorKernelStream<Op, Functor, T>;
+#if ELTWISE_HWY_TRANSPOSE
+    table.transposed[f][t] = &TransposedVector<Op, Functor, T>;
+#endif
   }
 }
 
@@ -486,6 +664,11 @@ KernelTable MakeTable() {
   KernelTable table;
   const KernelTable& reference = ReferenceKernels();
   table.pattern_fill = &PatternFill;
+  table.compact_even = reference.compact_even;
+#if ELTWISE_HWY_TRANSPOSE
+  table.compact_even = {&CompactEven<uint8_t>, &CompactEven<uint16_t>, &CompactEven<uint32_t>,
+                        &CompactEven<uint64_t>};
+#endif
 #define ELTWISE_SIMD_TYPE(e, T, name) \
   Fill<F, T>(table, reference, f, static_cast<size_t>(DataType::e));
 #define ELTWISE_SIMD_FUNCTION(fe, Functor, ...)         \
@@ -507,6 +690,7 @@ const KernelTable* GetTable() {
 
 #undef ELTWISE_HWY_EXPLICIT_ROUND
 #undef ELTWISE_HWY_NATIVE_F16
+#undef ELTWISE_HWY_TRANSPOSE
 
 }  // namespace HWY_NAMESPACE
 }  // namespace eltwise
