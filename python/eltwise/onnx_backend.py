@@ -394,7 +394,7 @@ class EltwiseBackendRep(BackendRep):
             if step.op == "Sign":
                 values[step.output] = _sign(x, nan="propagate", device=self._device)
             else:
-                values[step.output] = _round(x, "halves_to_nearest_even", device=self._device)
+                values[step.output] = _round(x, mode="halves_to_nearest_even", device=self._device)
             computed.add(step.output)
         outputs = [values[n] if n in computed else np.array(values[n], copy=True)
                    for n in self._outputs]

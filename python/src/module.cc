@@ -13,6 +13,9 @@
 // buffers of at least that size; when an array's memory is not aligned or its span is shorter than
 // the rounded-up size, the array is staged through an aligned buffer of the same layout (what a
 // DirectML user's upload does), and only the addressed output elements are copied back.
+#define ELTWISE_IMPORT_NUMPY
+#include "numpy_api.h"  // first: it includes Python.h
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -29,6 +32,8 @@
 
 #include "dlpack.h"
 #include "eltwise/eltwise.h"
+#include "runner.h"
+#include "ufuncs.h"
 
 namespace py = pybind11;
 
@@ -98,17 +103,10 @@ FeatureLevel ParseLevel(const std::string& name) {
   throw py::value_error("feature_level is '" + name + "'; it must be one of " + known);
 }
 
-const Device& GetDevice(const Place& place, FeatureLevel level) {
-  // Only touched with the GIL held, which serialises access.
-  static auto* devices = new std::map<std::tuple<int, int, uint32_t>, Device>();
-  const auto key =
-      std::make_tuple(static_cast<int>(place.kind), place.ordinal, static_cast<uint32_t>(level));
-  if (auto it = devices->find(key); it != devices->end()) return it->second;
-  Expected<Device> device = place.kind == DeviceKind::kCpu
-                                ? Device::Cpu(CpuOptions{level, 0})
-                                : Device::Cuda(CudaOptions{level, place.ordinal, nullptr});
+const Device& GetDevice(const Place& place, FeatureLevel level, int threads) {
+  Expected<const Device*> device = python::GetDevice(place.kind, place.ordinal, level, threads);
   if (!device.ok()) ThrowStatus(device.status());
-  return devices->emplace(key, *device).first->second;
+  return **device;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -508,7 +506,7 @@ struct Call {
 
 // Runs a call whose operands are in the device's own memory (host memory for the CPU).
 Status RunDirect(const Call& call) {
-  Expected<CompiledOperator> op = Compile(*call.device, call.desc);
+  Expected<CompiledOperator> op = CompileCached(*call.device, call.desc);
   if (!op.ok()) return op.status();
   const Geometry& g = call.geometry;
   const Region in = RegionOf(call.in_origin, call.type, g.sizes, g.in_strides);
@@ -561,7 +559,7 @@ Status RunDirect(const Call& call) {
 // descriptors use; `host` the operands' own.
 Status RunThroughDevice(const Call& call, const Geometry& host) {
   const Device& device = *call.device;
-  Expected<CompiledOperator> op = Compile(device, call.desc);
+  Expected<CompiledOperator> op = CompileCached(device, call.desc);
   if (!op.ok()) return op.status();
   const auto& tensors = std::visit(
       [](const auto& d) {
@@ -608,6 +606,8 @@ struct Request {
   RoundingMode mode = RoundingMode::kHalvesToNearestEven;
   FeatureLevel level = FeatureLevel::kExtended;
   Place place;
+  int threads = 0;            // for the CPU device; 0: one per hardware thread
+  bool threads_given = false;  // threads= was passed (else the default of runner.h)
 };
 
 OperatorDesc MakeDesc(const Request& r, TensorDesc in, TensorDesc out) {
@@ -621,7 +621,7 @@ py::object Run(const Request& r, py::handle x_object, py::handle out_object) {
     throw py::value_error("x is a tensor on " + Text(x.place) + " but device is '" + Text(r.place) +
                           "'; pass device='" + Text(x.place) + "'");
   }
-  const Device& device = GetDevice(r.place, r.level);
+  const Device& device = GetDevice(r.place, r.level, r.threads);
 
   std::optional<Operand> out;
   py::object copy_back_to;  // a caller's out the library cannot describe: filled from a temporary
@@ -695,32 +695,420 @@ py::object Run(const Request& r, py::handle x_object, py::handle out_object) {
   return out->object;
 }
 
-py::object SignPy(py::handle x, py::handle out, const std::string& nan,
-                  const std::string& feature_level, const std::string& device) {
-  Request r;
-  r.op = Op::kSign;
-  const std::optional<NanPolicy> policy = ParseNanPolicy(nan);
-  if (!policy) throw py::value_error("nan is '" + nan + "'; it must be 'zero' or 'propagate'");
-  r.nan = *policy;
-  r.level = ParseLevel(feature_level);
-  r.place = ParseDevice(device);
-  return Run(r, x, out);
+// ---------------------------------------------------------------------------------------------
+// Entry points: sign and round as vectorcall functions. Arguments are matched by pointer against
+// interned names (keywords and string literals in Python code are interned), options are parsed
+// into enums once, and a contiguous NumPy array in host memory at the extended level runs straight
+// into the library's kernel without descriptors, compile or staging (TryPacked).
+
+struct Interned {
+  PyObject *x, *out, *nan, *mode, *feature_level, *device, *threads;
+  PyObject *extended, *cpu;
+  std::vector<PyObject*> nan_values;   // indexed by NanPolicy
+  std::vector<PyObject*> mode_values;  // indexed by RoundingMode
+};
+Interned* g_interned = nullptr;
+
+PyObject* Intern(std::string_view text) {
+  PyObject* s = PyUnicode_InternFromString(std::string(text).c_str());
+  if (s == nullptr) throw py::error_already_set();
+  return s;  // a new reference, kept for the module's lifetime
 }
 
-py::object RoundPy(py::handle x, const std::string& mode, py::handle out,
-                   const std::string& feature_level, const std::string& device) {
-  Request r;
-  r.op = Op::kRound;
-  const std::optional<RoundingMode> m = ParseRoundingMode(mode);
-  if (!m) {
-    throw py::value_error("mode is '" + mode +
-                          "'; it must be 'halves_to_nearest_even', 'toward_zero', "
-                          "'toward_infinity', 'down' or 'up'");
+const std::vector<NanPolicy>& AllNanPolicies() {
+  static const std::vector<NanPolicy> all = {NanPolicy::kZero, NanPolicy::kPropagate};
+  return all;
+}
+
+void InitInterned() {
+  auto* n = new Interned();
+  n->x = Intern("x");
+  n->out = Intern("out");
+  n->nan = Intern("nan");
+  n->mode = Intern("mode");
+  n->feature_level = Intern("feature_level");
+  n->device = Intern("device");
+  n->threads = Intern("threads");
+  n->extended = Intern(Name(FeatureLevel::kExtended));
+  n->cpu = Intern("cpu");
+  for (NanPolicy p : AllNanPolicies()) n->nan_values.push_back(Intern(Name(p)));
+  for (int m = 0; m < kRoundingModeCount; ++m) {
+    n->mode_values.push_back(Intern(Name(static_cast<RoundingMode>(m))));
   }
-  r.mode = *m;
-  r.level = ParseLevel(feature_level);
-  r.place = ParseDevice(device);
-  return Run(r, x, out);
+  g_interned = n;
+}
+
+bool SameName(PyObject* name, PyObject* interned) {
+  return name == interned || PyUnicode_Compare(name, interned) == 0;
+}
+
+std::string TypeName(PyObject* o) { return Py_TYPE(o)->tp_name; }
+
+// "'a', 'b' or 'c'"
+template <class T>
+std::string Choices(const std::vector<T>& values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) text += i + 1 == values.size() ? " or " : ", ";
+    text += "'" + std::string(Name(values[i])) + "'";
+  }
+  return text;
+}
+
+std::vector<RoundingMode> AllRoundingModes() {
+  std::vector<RoundingMode> all;
+  for (int m = 0; m < kRoundingModeCount; ++m) all.push_back(static_cast<RoundingMode>(m));
+  return all;
+}
+
+// An option's text; TypeError naming the option and its accepted values for anything not a str.
+std::string OptionText(PyObject* value, const char* option, const std::string& accepted) {
+  if (!PyUnicode_Check(value)) {
+    throw py::type_error(std::string(option) + " must be a str, " + accepted + "; got " +
+                         TypeName(value));
+  }
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(value, &size);
+  if (text == nullptr) throw py::error_already_set();
+  return std::string(text, static_cast<size_t>(size));
+}
+
+NanPolicy NanArgument(PyObject* value) {
+  if (value == nullptr) return NanPolicy::kZero;
+  for (size_t i = 0; i < g_interned->nan_values.size(); ++i) {
+    if (value == g_interned->nan_values[i]) return AllNanPolicies()[i];
+  }
+  const std::string accepted = Choices(AllNanPolicies());
+  const std::string text = OptionText(value, "nan", accepted);
+  if (std::optional<NanPolicy> p = ParseNanPolicy(text)) return *p;
+  throw py::value_error("nan is '" + text + "'; it must be " + accepted);
+}
+
+RoundingMode ModeArgument(PyObject* value) {
+  if (value == nullptr) return RoundingMode::kHalvesToNearestEven;
+  for (size_t i = 0; i < g_interned->mode_values.size(); ++i) {
+    if (value == g_interned->mode_values[i]) return static_cast<RoundingMode>(i);
+  }
+  const std::string accepted = Choices(AllRoundingModes());
+  const std::string text = OptionText(value, "mode", accepted);
+  if (std::optional<RoundingMode> m = ParseRoundingMode(text)) return *m;
+  throw py::value_error("mode is '" + text + "'; it must be " + accepted);
+}
+
+FeatureLevel LevelArgument(PyObject* value) {
+  if (value == nullptr || value == g_interned->extended) return FeatureLevel::kExtended;
+  return ParseLevel(OptionText(value, "feature_level", "'extended' or a DirectML level such as '4_1'"));
+}
+
+Place DeviceArgument(PyObject* value) {
+  if (value == nullptr || value == g_interned->cpu) return {DeviceKind::kCpu, 0};
+  return ParseDevice(OptionText(value, "device", "'cpu', 'cuda' or 'cuda:N'"));
+}
+
+// threads=: None (the default of runner.h) or an int >= 0 (0: one per hardware thread).
+int ThreadsArgument(PyObject* value, bool* given) {
+  *given = value != nullptr && value != Py_None;
+  if (!*given) return DefaultThreads();
+  if (!PyLong_Check(value) || PyBool_Check(value)) {
+    throw py::type_error("threads must be None or an int >= 0 (0: one per hardware thread); got " +
+                         TypeName(value));
+  }
+  const long long threads = PyLong_AsLongLong(value);
+  if (threads == -1 && PyErr_Occurred()) PyErr_Clear();
+  if (threads < 0 || threads > 65536) {
+    throw py::value_error("threads is " + py::str(value).cast<std::string>() +
+                          "; it must be None or an int from 0 (one per hardware thread) to 65536");
+  }
+  return static_cast<int>(threads);
+}
+
+struct Arguments {
+  PyObject* x = nullptr;
+  PyObject* out = Py_None;
+  PyObject* option = nullptr;  // nan for sign, mode for round
+  PyObject* feature_level = nullptr;
+  PyObject* device = nullptr;
+  PyObject* threads = nullptr;
+};
+
+// Python's rules for f(x, out=None, *, <option>=..., feature_level=..., device=..., threads=None).
+Arguments ParseArguments(const char* function, PyObject* option_name, PyObject* const* args,
+                         Py_ssize_t nargs, PyObject* kwnames) {
+  Arguments a;
+  const std::string f = function;
+  if (nargs > 2) {
+    throw py::type_error(f + "() takes from 1 to 2 positional arguments (x, out) but " +
+                         std::to_string(nargs) + " were given; options are keyword-only");
+  }
+  if (nargs >= 1) a.x = args[0];
+  if (nargs >= 2) a.out = args[1];
+  bool out_given = nargs >= 2;
+  const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    PyObject* value = args[nargs + i];
+    PyObject** slot = nullptr;
+    if (SameName(name, g_interned->x)) {
+      if (a.x != nullptr) throw py::type_error(f + "() got multiple values for argument 'x'");
+      a.x = value;
+      continue;
+    }
+    if (SameName(name, g_interned->out)) {
+      if (out_given) throw py::type_error(f + "() got multiple values for argument 'out'");
+      a.out = value;
+      out_given = true;
+      continue;
+    }
+    if (SameName(name, option_name)) {
+      slot = &a.option;
+    } else if (SameName(name, g_interned->feature_level)) {
+      slot = &a.feature_level;
+    } else if (SameName(name, g_interned->device)) {
+      slot = &a.device;
+    } else if (SameName(name, g_interned->threads)) {
+      slot = &a.threads;
+    } else {
+      throw py::type_error(f + "() got an unexpected keyword argument '" +
+                           py::str(name).cast<std::string>() + "'");
+    }
+    *slot = value;  // a keyword appears at most once (Python checks)
+  }
+  if (a.x == nullptr) throw py::type_error(f + "() missing required argument 'x'");
+  return a;
+}
+
+// Below this many bytes moved (in + out) the GIL stays held: releasing and taking it back costs
+// more than other threads could gain (bench/python_vs_numpy.py, 1 Ki elements).
+constexpr uint64_t kReleaseGilBytes = uint64_t{64} << 10;
+
+// A contiguous NumPy array (C or Fortran order) on the host at the extended level, and an out
+// that is absent or a contiguous array of the same dtype, shape and order that is x or shares no
+// byte with it: every element of out is its element of x, so the library's kernel runs over the
+// whole run (runner.h). Returns nullptr (no error set) when the call does not qualify.
+PyObject* TryPacked(const Request& r, PyObject* x_object, PyObject* out_object) {
+  if (r.level != FeatureLevel::kExtended || r.place.kind != DeviceKind::kCpu) return nullptr;
+  auto* x = reinterpret_cast<PyArrayObject*>(x_object);
+  const PyArray_Descr* descr = PyArray_DESCR(x);
+  if (PyArray_ISBYTESWAPPED(x)) return nullptr;
+  const std::optional<DataType> type = TypeOfDescr(descr);
+  if (!type) return nullptr;
+  const int flags = PyArray_FLAGS(x);
+  const bool c_order = (flags & NPY_ARRAY_C_CONTIGUOUS) != 0;
+  const bool f_order = (flags & NPY_ARRAY_F_CONTIGUOUS) != 0;
+  if (!c_order && !f_order) return nullptr;
+  const auto n = static_cast<uint64_t>(PyArray_SIZE(x));
+  const uint64_t bytes = n * ElementSize(*type);
+  auto* in = static_cast<const std::byte*>(PyArray_DATA(x));
+  PyArrayObject* out = nullptr;
+  if (out_object == Py_None) {
+    out = reinterpret_cast<PyArrayObject*>(PyArray_NewLikeArray(x, NPY_KEEPORDER, nullptr, 0));
+    if (out == nullptr) throw py::error_already_set();
+  } else {
+    if (!PyArray_CheckExact(out_object)) return nullptr;
+    out = reinterpret_cast<PyArrayObject*>(out_object);
+    const int out_flags = PyArray_FLAGS(out);
+    if (PyArray_DESCR(out)->type_num != descr->type_num || PyArray_ISBYTESWAPPED(out) ||
+        (out_flags & NPY_ARRAY_WRITEABLE) == 0 || PyArray_NDIM(out) != PyArray_NDIM(x) ||
+        !PyArray_CompareLists(PyArray_DIMS(out), PyArray_DIMS(x), PyArray_NDIM(x)) ||
+        !((c_order && (out_flags & NPY_ARRAY_C_CONTIGUOUS) != 0) ||
+          (f_order && (out_flags & NPY_ARRAY_F_CONTIGUOUS) != 0))) {
+      return nullptr;
+    }
+    const auto* o = static_cast<const std::byte*>(PyArray_DATA(out));
+    if (o != in && bytes != 0 && o < in + bytes && in < o + bytes) return nullptr;  // partial
+    Py_INCREF(out);
+  }
+  const Function function =
+      r.op == Op::kSign ? SignFunction(r.nan) : RoundFunction(r.mode, *type);
+  auto* o = static_cast<std::byte*>(PyArray_DATA(out));
+  const auto esize = static_cast<ptrdiff_t>(ElementSize(*type));
+  if (2 * bytes >= kReleaseGilBytes) {
+    Py_BEGIN_ALLOW_THREADS RunHost(function, *type, in, esize, o, esize, n, r.threads);
+    Py_END_ALLOW_THREADS
+  } else {
+    RunHost(function, *type, in, esize, o, esize, n, r.threads);
+  }
+  return reinterpret_cast<PyObject*>(out);
+}
+
+// Sets the calling thread's default thread count for the scope of one call.
+struct ThreadScope {
+  bool active;
+  int previous = -1;
+  ThreadScope(bool given, int threads) : active(given) {
+    if (active) previous = SetThreadOverride(threads);
+  }
+  ~ThreadScope() {
+    if (active) SetThreadOverride(previous);
+  }
+};
+
+bool HasArrayUfunc(PyObject* x) {
+  PyObject* method = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(x)),
+                                            "__array_ufunc__");
+  if (method == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  const bool has = method != Py_None;
+  Py_DECREF(method);
+  return has;
+}
+
+bool HasDLPack(PyObject* x) {
+  return PyObject_HasAttrString(x, "__dlpack__") && PyObject_HasAttrString(x, "__dlpack_device__");
+}
+
+py::object ViaUfunc(const Request& r, PyObject* x, PyObject* out) {
+  py::handle ufunc = UfuncFor(r.op, r.nan, r.mode);
+  ThreadScope scope(r.threads_given, r.threads);
+  if (out == Py_None) return ufunc(py::handle(x));
+  return ufunc(py::handle(x), py::arg("out") = py::handle(out));
+}
+
+py::object Dispatch(const Request& r, PyObject* x, PyObject* out) {
+  if (PyArray_CheckExact(x)) {
+    if (PyObject* result = TryPacked(r, x, out)) return py::reinterpret_steal<py::object>(result);
+    return Run(r, x, out);
+  }
+  const bool plain = r.level == FeatureLevel::kExtended && r.place.kind == DeviceKind::kCpu;
+  const bool scalar = PyArray_IsAnyScalar(x);
+  if (!scalar && !PyArray_Check(x) && HasDLPack(x)) return Run(r, x, out);
+  if (!scalar && HasArrayUfunc(x) && plain) return ViaUfunc(r, x, out);  // Dask, xarray, pandas...
+  // Lists, Python and NumPy scalars, buffers, objects with __array__: read as NumPy does.
+  py::object array = py::reinterpret_steal<py::object>(PyArray_FROM_O(x));
+  if (!array) throw py::error_already_set();
+  const auto* a = reinterpret_cast<PyArrayObject*>(array.ptr());
+  if (!TypeOfDescr(PyArray_DESCR(a)) && !PyArray_Check(x)) {
+    throw py::type_error("x is a " + TypeName(x) + " (NumPy reads it as dtype " +
+                         py::str(array.attr("dtype")).cast<std::string>() +
+                         "); eltwise takes NumPy arrays, array_likes and objects with __dlpack__ "
+                         "(PyTorch tensors, ...) of type " +
+                         std::string(kSupportedTypes + sizeof("eltwise supports ") - 1));
+  }
+  py::object result = Dispatch(r, array.ptr(), out);
+  if (out == Py_None && !PyArray_Check(x) && PyArray_NDIM(a) == 0) {
+    return py::reinterpret_steal<py::object>(
+        PyArray_Return(reinterpret_cast<PyArrayObject*>(result.release().ptr())));
+  }
+  return result;
+}
+
+// Runs a C++ body as a Python function: Python errors pass through, C++ exceptions become the
+// matching Python ones.
+template <class Body>
+PyObject* Guarded(const Body& body) {
+  try {
+    return body().release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+// The first lines are the signature CPython shows (__text_signature__, inspect.signature).
+constexpr const char* kSignDoc =
+    R"doc(sign($module, x, out=None, *, nan='zero', feature_level='extended', device='cpu', threads=None)
+--
+
+Elementwise sign: +1 for x > 0, -1 for x < 0, +0 for +0 and -0 (DirectML ELEMENT_WISE_SIGN,
+ONNX Sign). Unsigned integers give 0 or 1; signed integers -1, 0 or 1 (INT_MIN gives -1).
+
+Parameters
+----------
+x : array_like
+    A NumPy array, anything NumPy reads as one (lists, Python and NumPy scalars), an object with
+    __dlpack__ (PyTorch, ...) or one that implements __array_ufunc__ (Dask arrays, xarray,
+    pandas: they get eltwise.ufunc.sign_nan_<nan> and keep their kind). float32, float16,
+    bfloat16 (ml_dtypes), float64, int8/16/32/64 or uint8/16/32/64, any layout.
+out : array, optional
+    Where to write the result: same shape and dtype as x. It may be x itself (in place) or
+    overlap x in any way; the result is as if x were read whole before out is written.
+nan : {'zero', 'propagate'}
+    Result for NaN: 'zero' gives +0 (DirectML, PyTorch, ONNX Runtime CUDA); 'propagate' gives NaN
+    (NumPy's np.sign, the ONNX reference).
+feature_level : str
+    'extended' (default) or a DirectML feature level ('2_0' ... '6_4'): the request is then
+    validated exactly as DirectML would validate it (x's shape and strides are the tensor
+    description; rank, dtype, size and stride rules apply).
+device : {'cpu', 'cuda', 'cuda:N'}
+    Where to run. CUDA tensors (DLPack) must use a CUDA device; host arrays on a CUDA device are
+    copied there and back.
+threads : int, optional
+    CPU threads for this call (0: one per hardware thread); default: eltwise.num_threads /
+    eltwise.set_num_threads.
+
+Returns
+-------
+out, or a new array of x's shape and dtype (a NumPy scalar for a scalar x, a tensor of the same
+library for DLPack input, the container's own kind for __array_ufunc__ containers).
+
+Raises
+------
+EltwiseError (a ValueError) for a request eltwise rejects, with the library's message; TypeError
+for an unsupported object, dtype or option type; ValueError for an unknown option value or a
+read-only out.)doc";
+
+constexpr const char* kRoundDoc =
+    R"doc(round($module, x, out=None, *, mode='halves_to_nearest_even', feature_level='extended', device='cpu', threads=None)
+--
+
+Elementwise rounding to an integral value of the same dtype (DirectML ELEMENT_WISE_ROUND,
+ONNX Round). The sign of zero is kept, infinities pass through, NaN stays NaN; integer dtypes
+are copied unchanged (extended level only). As in np.rint, the second positional argument is out.
+
+Parameters
+----------
+x : array_like
+    As for sign (containers with __array_ufunc__ get eltwise.ufunc.round_<mode>).
+out : array, optional
+    As for sign: same shape and dtype; may be x or overlap it.
+mode : str
+    'halves_to_nearest_even' (np.rint, ONNX Round), 'toward_zero' (np.trunc), 'toward_infinity'
+    (to nearest, halves away from zero: 2.5 -> 3, -2.5 -> -3; NOT ceil), 'down' (np.floor),
+    'up' (np.ceil). 'down' and 'up' exist at the extended level only.
+feature_level, device, threads :
+    As for sign. Round needs DirectML feature level 2_1 or higher.
+
+Returns
+-------
+out, or a new array of x's shape and dtype (a NumPy scalar for a scalar x).
+
+Raises
+------
+EltwiseError (a ValueError) for a request eltwise rejects; TypeError for an unsupported object,
+dtype or option type; ValueError for an unknown option value or a read-only out.)doc";
+
+PyObject* SignEntry(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return Guarded([&] {
+    const Arguments a = ParseArguments("sign", g_interned->nan, args, nargs, kwnames);
+    Request r;
+    r.op = Op::kSign;
+    r.nan = NanArgument(a.option);
+    r.level = LevelArgument(a.feature_level);
+    r.place = DeviceArgument(a.device);
+    r.threads = ThreadsArgument(a.threads, &r.threads_given);
+    return Dispatch(r, a.x, a.out);
+  });
+}
+
+PyObject* RoundEntry(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return Guarded([&] {
+    const Arguments a = ParseArguments("round", g_interned->mode, args, nargs, kwnames);
+    Request r;
+    r.op = Op::kRound;
+    r.mode = ModeArgument(a.option);
+    r.level = LevelArgument(a.feature_level);
+    r.place = DeviceArgument(a.device);
+    r.threads = ThreadsArgument(a.threads, &r.threads_given);
+    return Dispatch(r, a.x, a.out);
+  });
 }
 
 // `dtype` as eltwise's DataType; nullopt for a NumPy dtype eltwise has no type for. TypeError for
@@ -780,6 +1168,10 @@ PYBIND11_MODULE(_core, m) {
   using namespace eltwise::python;
   namespace ew = eltwise;
   g_numpy = new py::module_(py::module_::import("numpy"));
+  if (_import_array() < 0 || _import_umath() < 0) throw py::error_already_set();
+  // pybind11's own NumPy table is a function-local static whose initialiser imports NumPy (which
+  // may release the GIL): initialise it here, not in whichever threads first call in at once.
+  py::detail::npy_api::get();
   m.doc() = "eltwise's compiled core; use the eltwise package.";
   // Each docstring starts with its Python signature (pybind11's would show C++ handle types).
   py::options options;
@@ -795,72 +1187,54 @@ PYBIND11_MODULE(_core, m) {
   m.attr("EltwiseError") = py::handle(g_error_type);  // the module holds the reference we made
   m.attr("__version__") = std::string(ew::Version());
 
-  m.def("sign", &SignPy, py::arg("x"), py::arg("out") = py::none(), py::kw_only(),
-        py::arg("nan") = "zero", py::arg("feature_level") = "extended", py::arg("device") = "cpu",
-        R"doc(sign(x, out=None, *, nan="zero", feature_level="extended", device="cpu")
+  InitInterned();
+  static PyMethodDef entry_points[] = {
+      {"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&SignEntry)),
+       METH_FASTCALL | METH_KEYWORDS, kSignDoc},
+      {"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&RoundEntry)),
+       METH_FASTCALL | METH_KEYWORDS, kRoundDoc},
+  };
+  for (PyMethodDef& def : entry_points) {
+    py::object function = py::reinterpret_steal<py::object>(
+        PyCFunction_NewEx(&def, m.ptr(), m.attr("__name__").ptr()));
+    if (!function) throw py::error_already_set();
+    m.attr(def.ml_name) = function;
+  }
 
-Elementwise sign: +1 for x > 0, -1 for x < 0, +0 for +0 and -0 (DirectML ELEMENT_WISE_SIGN,
-ONNX Sign). Unsigned integers give 0 or 1; signed integers -1, 0 or 1 (INT_MIN gives -1).
-
-Parameters
-----------
-x : numpy.ndarray or object with __dlpack__
-    float32, float16, bfloat16 (ml_dtypes), float64, int8/16/32/64 or uint8/16/32/64, any layout.
-out : array, optional
-    Where to write the result: same shape and dtype as x. It may be x itself (in place) or
-    overlap x in any way; the result is as if x were read whole before out is written.
-nan : {"zero", "propagate"}
-    Result for NaN: "zero" gives +0 (DirectML, PyTorch, ONNX Runtime CUDA); "propagate" gives NaN
-    (NumPy's np.sign, the ONNX reference).
-feature_level : str
-    "extended" (default) or a DirectML feature level ("2_0" ... "6_4"): the request is then
-    validated exactly as DirectML would validate it (x's shape and strides are the tensor
-    description; rank, dtype, size and stride rules apply).
-device : {"cpu", "cuda", "cuda:N"}
-    Where to run. CUDA tensors (DLPack) must use a CUDA device; host arrays on a CUDA device are
-    copied there and back.
-
-Returns
--------
-out, or a new array of x's shape and dtype (a NumPy array for NumPy input, a tensor of the same
-library for DLPack input).
-
-Raises
-------
-EltwiseError (a ValueError) for a request eltwise rejects, with the library's message; TypeError
-for an unsupported object or dtype; ValueError for an unknown option value or a read-only out.)doc");
+  int bfloat16_type_num = -1;
+  try {
+    bfloat16_type_num =
+        g_numpy->attr("dtype")(py::module_::import("ml_dtypes").attr("bfloat16")).attr("num").cast<int>();
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_ImportError)) throw;  // no ml_dtypes: no bfloat16 loops
+  }
+  py::dict ufuncs;
+  for (const Ufunc& u : CreateUfuncs(bfloat16_type_num)) {
+    ufuncs[py::str(u.name)] = py::handle(u.object);
+  }
+  m.attr("ufuncs") = ufuncs;
 
   m.def(
-      "round", &RoundPy, py::arg("x"), py::arg("mode") = "halves_to_nearest_even",
-      py::arg("out") = py::none(), py::kw_only(), py::arg("feature_level") = "extended",
-      py::arg("device") = "cpu",
-      R"doc(round(x, mode="halves_to_nearest_even", out=None, *, feature_level="extended", device="cpu")
+      "set_num_threads",
+      [](int threads) {
+        if (threads < 0) {
+          throw py::value_error("threads is " + std::to_string(threads) +
+                                "; it must be 0 (one per hardware thread) or positive");
+        }
+        SetProcessThreads(threads);
+      },
+      py::arg("threads"),
+      R"doc(set_num_threads(threads) -> None
 
-Elementwise rounding to an integral value of the same dtype (DirectML ELEMENT_WISE_ROUND,
-ONNX Round). The sign of zero is kept, infinities pass through, NaN stays NaN; integer dtypes
-are copied unchanged (extended level only).
+Sets how many threads a call uses by default, for the whole process (0: one per hardware thread,
+the initial setting). A call's threads= and the num_threads context take precedence.)doc");
+  m.def("get_num_threads", &ProcessThreads, R"doc(get_num_threads() -> int
 
-Parameters
-----------
-x : numpy.ndarray or object with __dlpack__
-    float32, float16, bfloat16 (ml_dtypes), float64 or an integer dtype, any layout.
-mode : str
-    "halves_to_nearest_even" (np.rint, ONNX Round), "toward_zero" (np.trunc), "toward_infinity"
-    (to nearest, halves away from zero: 2.5 -> 3, -2.5 -> -3; NOT ceil), "down" (np.floor),
-    "up" (np.ceil). "down" and "up" exist at the extended level only.
-out : array, optional
-    As for sign: same shape and dtype; may be x or overlap it.
-feature_level, device :
-    As for sign. Round needs DirectML feature level 2_1 or higher.
-
-Returns
--------
-out, or a new array of x's shape and dtype.
-
-Raises
-------
-EltwiseError (a ValueError) for a request eltwise rejects; TypeError for an unsupported object
-or dtype; ValueError for an unknown option value or a read-only out.)doc");
+The process-wide default of set_num_threads (0: one per hardware thread).)doc");
+  m.def("_set_thread_override", &SetThreadOverride, py::arg("threads"),
+        "Sets the calling thread's default thread count (-1: none); returns the previous one.");
+  m.def("_operator_cache_size", &OperatorCacheSize,
+        "How many compiled operators the module's cache holds (at most 256).");
 
   m.def("supports", &SupportsPy, py::arg("op"), py::arg("dtype"), py::arg("ndim"),
         py::arg("feature_level") = "extended",

@@ -55,7 +55,7 @@ def test_mypy_accepts_typical_use(tmp_path):
 
         x: npt.NDArray[np.float32] = np.zeros(3, np.float32)
         a: npt.NDArray[np.float32] = eltwise.sign(x)
-        b: npt.NDArray[np.float32] = eltwise.round(x, "down", x)
+        b: npt.NDArray[np.float32] = eltwise.round(x, x, mode="down")
         c: npt.NDArray[np.float32] = eltwise.round(x, out=x, feature_level="2_1")
         d: bool = eltwise.supports("sign", np.float16, 4, "2_0")
         e: list[str] = eltwise.info()["cpu_targets"]
