@@ -197,7 +197,7 @@ class DLPackWithoutDevice:
 
 
 def test_dlpack_without_device_method():
-    with pytest.raises(TypeError, match="eltwise takes NumPy arrays and objects with __dlpack__"):
+    with pytest.raises(TypeError, match="eltwise takes NumPy arrays, array_likes and objects with __dlpack__"):
         eltwise.sign(DLPackWithoutDevice())
 
 

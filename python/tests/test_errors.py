@@ -108,9 +108,11 @@ def test_unsupported_dtypes(dtype):
         eltwise.round(f32(3), out=x)
 
 
-@pytest.mark.parametrize("obj", [[1.0, -2.0], 3.5, 7, None, "abc", (1, 2), memoryview(b"ab")])
+@pytest.mark.parametrize("obj", [None, "abc", object(), [1 + 2j], [True, False], {"a": 1}])
 def test_unsupported_objects(obj):
-    with pytest.raises(TypeError, match="eltwise takes NumPy arrays and objects with __dlpack__"):
+    """What NumPy reads as an unsupported dtype (object, str, complex, bool) is refused, naming the
+    object's type and never its value."""
+    with pytest.raises(TypeError, match="eltwise takes NumPy arrays, array_likes and objects with __dlpack__"):
         eltwise.sign(obj)
     with pytest.raises(TypeError, match="^x is a "):
         eltwise.round(obj)
