@@ -16,7 +16,7 @@ a preallocated output (`out=`), eltwise and its NumPy twin alternately in the sa
 
 On integer dtypes np.rint returns floats, so rint and away are compared with np.trunc there (the
 identity, as Round is on integers). Each figure is the best of --repeat batches (a batch runs long
-enough to time, >= 2 ms), with the call made by timeit (no Python wrapper around it). A ratio
+enough to time, >= 2 ms; eltwise's and NumPy's batches alternate), with the call made by timeit (no Python wrapper around it). A ratio
 below 1 means eltwise is faster. bfloat16 needs ml_dtypes (NumPy's loops are ml_dtypes' own).
 """
 
@@ -48,15 +48,26 @@ OPS = [
 ]
 
 
-def best(stmt, env, elements, repeat):
-    timer = timeit.Timer(stmt, globals=env)
+def batch_size(timer):
     timer.timeit(1)  # warm up: page faults, thread start, caches
     number = 1
     while number < 1_000_000:  # a batch of at least 2 ms
         if timer.timeit(number) >= 2e-3:
             break
         number *= 4
-    return min(timer.repeat(repeat, number)) / number
+    return number
+
+
+def ratio(ours, theirs, env, repeat):
+    """Best time of `ours` / best time of `theirs`, their batches interleaved so that a burst of
+    load on a shared machine hits both."""
+    timers = [timeit.Timer(ours, globals=env), timeit.Timer(theirs, globals=env)]
+    numbers = [batch_size(t) for t in timers]
+    best = [float("inf"), float("inf")]
+    for _ in range(repeat):
+        for i, (t, n) in enumerate(zip(timers, numbers)):
+            best[i] = min(best[i], t.timeit(n) / n)
+    return best[0] / best[1]
 
 
 def values(dtype, n, rng):
@@ -106,11 +117,10 @@ def main():
             for op, ours, numpy_float, numpy_int in OPS:
                 theirs = numpy_int if dtype.kind in "iu" else numpy_float
                 for out in ("", ", o"):
-                    ratio = best(ours.format(out=out), env, n, args.repeat) / best(
-                        theirs.format(out=out), env, n, args.repeat)
-                    cells.append(f"{ratio:.2f}")
-                    if ratio > worst[0]:
-                        worst = (ratio, f"{dtype.name} {n} {op} {'out=' if out else 'new'}")
+                    r = ratio(ours.format(out=out), theirs.format(out=out), env, args.repeat)
+                    cells.append(f"{r:.2f}")
+                    if r > worst[0]:
+                        worst = (r, f"{dtype.name} {n} {op} {'out=' if out else 'new'}")
             row = [dtype.name, str(n)] + cells
             if args.markdown:
                 print("| " + " | ".join(row) + " |", flush=True)
