@@ -1,21 +1,9 @@
-// eltwise._core: the Python binding. It translates NumPy arrays and DLPack tensors into eltwise
-// tensor descriptions and buffer bindings and calls the C++ API with the GIL released. It holds no
-// semantics of its own: every result and every validation message comes from the library.
-//
-// Note [Which descriptor the library sees]
-// At the extended level an operand is described exactly as it lies in memory: its real sizes and
-// element strides (negative and zero strides included), the binding starting at its
-// lowest-addressed element and total_tensor_size_in_bytes equal to its exact byte span (tensor.h).
-// Arrays of more than 8 dimensions are passed with the dimensions that are contiguous in both x and
-// out merged. At a DirectML level the array's shape and strides are the tensor description,
-// unchanged (so rank, type, size and stride rules apply to what the user wrote) and
-// total_tensor_size_in_bytes is DMLCalcBufferTensorSize. DirectML also wants 16-byte aligned
-// buffers of at least that size; when an array's memory is not aligned or its span is shorter than
-// the rounded-up size, the array is staged through an aligned buffer of the same layout (what a
-// DirectML user's upload does), and only the addressed output elements are copied back.
-#define ELTWISE_IMPORT_NUMPY
-#include "numpy_api.h"  // first: it includes Python.h
+// eltwise._core: the Python binding's entry points. Operands come in through operands.h, calls
+// that need descriptors run through staging.h, packed host runs and ufunc loops through runner.h.
+// It holds no semantics of its own: every result and every validation message comes from the
+// library.
 
+#define ELTWISE_IMPORT_NUMPY
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -32,7 +20,10 @@
 
 #include "dlpack.h"
 #include "eltwise/eltwise.h"
+#include "numpy_api.h"  // first: it includes Python.h
+#include "operands.h"
 #include "runner.h"
+#include "staging.h"
 #include "ufuncs.h"
 
 namespace py = pybind11;
@@ -40,15 +31,9 @@ namespace py = pybind11;
 namespace eltwise::python {
 namespace {
 
-// Module-lifetime objects, created at import (never inside a call, where an import could release
-// the GIL in the middle of a static initialisation). Intentionally leaked: they must outlive every
-// call, including calls made while the interpreter shuts down.
-py::module_* g_numpy = nullptr;
+// Module-lifetime object, created at import (never inside a call); intentionally leaked: it must
+// outlive every call, including calls made while the interpreter shuts down.
 PyObject* g_error_type = nullptr;
-
-constexpr const char* kSupportedTypes =
-    "eltwise supports float32, float16, bfloat16 (ml_dtypes), float64, int8, int16, int32, "
-    "int64, uint8, uint16, uint32 and uint64";
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -72,16 +57,6 @@ std::string Repr(py::handle h) { return py::repr(h).cast<std::string>(); }
 
 // ---------------------------------------------------------------------------------------------
 // Options
-
-struct Place {
-  DeviceKind kind = DeviceKind::kCpu;
-  int ordinal = 0;
-  bool operator==(const Place& o) const { return kind == o.kind && ordinal == o.ordinal; }
-};
-
-std::string Text(const Place& p) {
-  return p.kind == DeviceKind::kCpu ? std::string("cpu") : "cuda:" + std::to_string(p.ordinal);
-}
 
 Place ParseDevice(const std::string& device) {
   if (device == "cpu") return {DeviceKind::kCpu, 0};
@@ -110,494 +85,6 @@ const Device& GetDevice(const Place& place, FeatureLevel level, int threads) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Operands
-
-// Calls a DLPack producer's deleter when the consumer is done (with the GIL held: producers such
-// as NumPy release Python references in it).
-struct DLPackOwner {
-  dlpack::ManagedTensor* legacy = nullptr;
-  dlpack::ManagedTensorVersioned* versioned = nullptr;
-  DLPackOwner() = default;
-  DLPackOwner(const DLPackOwner&) = delete;
-  DLPackOwner& operator=(const DLPackOwner&) = delete;
-  ~DLPackOwner() {
-    if (legacy != nullptr && legacy->deleter != nullptr) legacy->deleter(legacy);
-    if (versioned != nullptr && versioned->deleter != nullptr) versioned->deleter(versioned);
-  }
-};
-
-// One array as the library sees it.
-struct Operand {
-  py::object object;                    // what the caller handed in (or what was allocated)
-  std::shared_ptr<DLPackOwner> dlpack;  // keeps a DLPack producer's memory alive
-  DataType type = DataType::kFloat32;
-  std::vector<uint64_t> sizes;
-  std::vector<int64_t> strides;  // in elements
-  std::byte* origin = nullptr;   // element (0, ..., 0)
-  Place place;                   // host memory is {kCpu, 0}
-  bool writable = true;
-  bool is_numpy = false;
-  // A NumPy array the library cannot describe in native elements (non-native byte order, or a
-  // stride that is not a multiple of the item size). Such arrays go through a native copy.
-  bool needs_copy = false;
-
-  size_t element_size() const { return ElementSize(type); }
-};
-
-std::optional<DataType> TypeOfNumpyDtype(py::handle dtype) {
-  const std::string kind = py::str(dtype.attr("kind"));
-  const auto size = dtype.attr("itemsize").cast<int64_t>();
-  if (kind == "f") {
-    if (size == 2) return DataType::kFloat16;
-    if (size == 4) return DataType::kFloat32;
-    if (size == 8) return DataType::kFloat64;
-  } else if (kind == "i" || kind == "u") {
-    const bool s = kind == "i";
-    if (size == 1) return s ? DataType::kInt8 : DataType::kUInt8;
-    if (size == 2) return s ? DataType::kInt16 : DataType::kUInt16;
-    if (size == 4) return s ? DataType::kInt32 : DataType::kUInt32;
-    if (size == 8) return s ? DataType::kInt64 : DataType::kUInt64;
-  } else if (kind == "V" && size == 2 && dtype.attr("names").is_none() &&
-             py::str(dtype.attr("name")).cast<std::string>() == "bfloat16") {
-    return DataType::kBFloat16;  // ml_dtypes.bfloat16
-  }
-  return std::nullopt;
-}
-
-py::object NumpyDtype(DataType type) {
-  if (type == DataType::kBFloat16) {
-    try {
-      return g_numpy->attr("dtype")(py::module_::import("ml_dtypes").attr("bfloat16"));
-    } catch (py::error_already_set& e) {
-      if (!e.matches(PyExc_ImportError)) throw;
-      throw py::type_error(
-          "a bfloat16 NumPy array needs the ml_dtypes package (pip install ml_dtypes)");
-    }
-  }
-  return g_numpy->attr("dtype")(std::string(Name(type)));
-}
-
-py::object NativeDtype(py::handle dtype) { return dtype.attr("newbyteorder")("="); }
-
-Operand FromNumpy(const py::array& a, const char* name) {
-  Operand o;
-  o.object = a;
-  o.is_numpy = true;
-  py::object dtype = a.attr("dtype");
-  const std::optional<DataType> type = TypeOfNumpyDtype(dtype);
-  if (!type) {
-    throw py::type_error(std::string(name) + " has dtype " + py::str(dtype).cast<std::string>() +
-                         "; " + kSupportedTypes);
-  }
-  o.type = *type;
-  const auto esize = static_cast<int64_t>(o.element_size());
-  o.needs_copy = !dtype.attr("isnative").cast<bool>();
-  const int ndim = static_cast<int>(a.ndim());
-  for (int i = 0; i < ndim; ++i) {
-    o.sizes.push_back(static_cast<uint64_t>(a.shape(i)));
-    const int64_t stride = a.strides(i);
-    if (stride % esize != 0) o.needs_copy = true;
-    o.strides.push_back(stride / esize);
-  }
-  o.origin = static_cast<std::byte*>(const_cast<void*>(a.data()));
-  o.writable = a.writeable();
-  return o;
-}
-
-std::optional<DataType> TypeOfDLPack(const dlpack::DataType& t) {
-  if (t.lanes != 1) return std::nullopt;
-  switch (t.code) {
-    case dlpack::kFloat:
-      if (t.bits == 16) return DataType::kFloat16;
-      if (t.bits == 32) return DataType::kFloat32;
-      if (t.bits == 64) return DataType::kFloat64;
-      break;
-    case dlpack::kBfloat:
-      if (t.bits == 16) return DataType::kBFloat16;
-      break;
-    case dlpack::kInt:
-    case dlpack::kUInt: {
-      const bool s = t.code == dlpack::kInt;
-      if (t.bits == 8) return s ? DataType::kInt8 : DataType::kUInt8;
-      if (t.bits == 16) return s ? DataType::kInt16 : DataType::kUInt16;
-      if (t.bits == 32) return s ? DataType::kInt32 : DataType::kUInt32;
-      if (t.bits == 64) return s ? DataType::kInt64 : DataType::kUInt64;
-      break;
-    }
-    default:
-      break;
-  }
-  return std::nullopt;
-}
-
-Place PlaceOfDLPackDevice(int32_t type, int32_t id, const char* name) {
-  switch (type) {
-    case dlpack::kCPU:
-    case dlpack::kCUDAHost:
-      return {DeviceKind::kCpu, 0};
-    case dlpack::kCUDA:
-    case dlpack::kCUDAManaged:
-      return {DeviceKind::kCuda, id};
-    default:
-      throw py::type_error(std::string(name) + " lives on DLPack device type " +
-                           std::to_string(type) +
-                           "; eltwise reaches CPU (1), CUDA (2), CUDA host (3) and CUDA managed "
-                           "(13) memory");
-  }
-}
-
-Operand FromDLPack(py::handle object, const char* name) {
-  const std::string n = name;
-  py::tuple device = object.attr("__dlpack_device__")();
-  if (device.size() != 2) throw py::type_error(n + ".__dlpack_device__() is not a (type, id) pair");
-  const Place place =
-      PlaceOfDLPackDevice(device[0].cast<int32_t>(), device[1].cast<int32_t>(), name);
-  py::dict kwargs;
-  // eltwise runs on the legacy default CUDA stream (1 in the DLPack protocol); the producer orders
-  // its pending work before it. Host producers take no stream.
-  if (place.kind == DeviceKind::kCuda) kwargs["stream"] = 1;
-  py::object capsule;
-  {
-    py::dict versioned;  // a new dict: copying a py::dict shares it
-    if (place.kind == DeviceKind::kCuda) versioned["stream"] = 1;
-    versioned["max_version"] = py::make_tuple(1, 0);
-    try {
-      capsule = object.attr("__dlpack__")(**versioned);
-    } catch (py::error_already_set& e) {
-      if (!e.matches(PyExc_TypeError)) throw;  // a producer without max_version (DLPack < 1.0)
-      capsule = object.attr("__dlpack__")(**kwargs);
-    }
-  }
-  if (!PyCapsule_CheckExact(capsule.ptr())) {
-    throw py::type_error(n + ".__dlpack__() did not return a DLPack capsule");
-  }
-  const char* capsule_name = PyCapsule_GetName(capsule.ptr());
-  const std::string cname = capsule_name != nullptr ? capsule_name : "";
-  Operand o;
-  o.object = py::reinterpret_borrow<py::object>(object);
-  o.dlpack = std::make_shared<DLPackOwner>();
-  o.place = place;
-  const dlpack::Tensor* t = nullptr;
-  if (cname == "dltensor_versioned") {
-    auto* m = static_cast<dlpack::ManagedTensorVersioned*>(
-        PyCapsule_GetPointer(capsule.ptr(), capsule_name));
-    if (m == nullptr) throw py::error_already_set();
-    o.dlpack->versioned = m;  // consumed: from here on eltwise calls the deleter
-    PyCapsule_SetName(capsule.ptr(), "used_dltensor_versioned");
-    if (m->version.major != 1) {
-      throw py::type_error(n + " is a DLPack " + std::to_string(m->version.major) + "." +
-                           std::to_string(m->version.minor) + " tensor; eltwise reads DLPack 1.x");
-    }
-    o.writable = (m->flags & dlpack::kFlagReadOnly) == 0;
-    t = &m->dl_tensor;
-  } else if (cname == "dltensor") {
-    auto* m =
-        static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), capsule_name));
-    if (m == nullptr) throw py::error_already_set();
-    o.dlpack->legacy = m;
-    PyCapsule_SetName(capsule.ptr(), "used_dltensor");
-    t = &m->dl_tensor;
-  } else {
-    throw py::type_error(n + ".__dlpack__() returned a capsule named '" + cname +
-                         "', not a DLPack tensor");
-  }
-  const Place capsule_place = PlaceOfDLPackDevice(t->device.device_type, t->device.device_id, name);
-  if (!(capsule_place == place)) {
-    throw py::type_error(n + ".__dlpack_device__() says " + Text(place) +
-                         " but its DLPack tensor is on " + Text(capsule_place));
-  }
-  const std::optional<DataType> type = TypeOfDLPack(t->dtype);
-  if (!type) {
-    throw py::type_error(n + " has DLPack dtype (code " + std::to_string(t->dtype.code) +
-                         ", bits " + std::to_string(t->dtype.bits) + ", lanes " +
-                         std::to_string(t->dtype.lanes) + "); " + kSupportedTypes);
-  }
-  o.type = *type;
-  if (t->ndim < 0) throw py::type_error(n + " has a negative DLPack ndim");
-  o.sizes.resize(t->ndim);
-  o.strides.resize(t->ndim);
-  int64_t packed = 1;
-  for (int i = t->ndim - 1; i >= 0; --i) {
-    if (t->shape[i] < 0) throw py::type_error(n + " has a negative DLPack size");
-    o.sizes[i] = static_cast<uint64_t>(t->shape[i]);
-    o.strides[i] = t->strides != nullptr ? t->strides[i] : packed;
-    packed *= t->shape[i];
-  }
-  o.origin = static_cast<std::byte*>(t->data) + t->byte_offset;
-  return o;
-}
-
-Operand Acquire(py::handle object, const char* name) {
-  if (py::array::check_(object)) return FromNumpy(py::reinterpret_borrow<py::array>(object), name);
-  if (py::isinstance(object, g_numpy->attr("generic"))) {
-    if (std::string(name) == "out") {
-      throw py::type_error("out is a NumPy scalar, which is immutable; pass an array");
-    }
-    return FromNumpy(g_numpy->attr("asarray")(object), name);  // a 0-d array
-  }
-  if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
-    return FromDLPack(object, name);
-  }
-  throw py::type_error(std::string(name) + " is a " +
-                       py::str(py::type::handle_of(object).attr("__name__")).cast<std::string>() +
-                       "; eltwise takes NumPy arrays and objects with __dlpack__ (PyTorch tensors, "
-                       "...)");
-}
-
-std::string ShapeText(const std::vector<uint64_t>& sizes) {
-  std::string s = "(";
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    s += std::to_string(sizes[i]);
-    s += sizes.size() == 1 ? "," : (i + 1 < sizes.size() ? ", " : "");
-  }
-  return s + ")";
-}
-
-// A new output like x: same shape and type, host or device like x.
-py::object AllocateLike(const Operand& x) {
-  if (x.is_numpy) {
-    py::object dtype = NativeDtype(x.object.attr("dtype"));
-    return g_numpy->attr("empty_like")(x.object, py::arg("dtype") = dtype, py::arg("order") = "K");
-  }
-  const std::string module =
-      py::str(py::type::handle_of(x.object).attr("__module__")).cast<std::string>();
-  if (module.rfind("torch", 0) == 0) {
-    return py::module_::import("torch").attr("empty_like")(x.object);
-  }
-  if (py::hasattr(x.object, "__array_namespace__")) {
-    return x.object.attr("__array_namespace__")().attr("empty_like")(x.object);
-  }
-  if (x.place.kind == DeviceKind::kCpu) {
-    return g_numpy->attr("empty")(py::cast(x.sizes), py::arg("dtype") = NumpyDtype(x.type));
-  }
-  throw py::type_error(
-      "x is a " + py::str(py::type::handle_of(x.object).attr("__name__")).cast<std::string>() +
-      " on " + Text(x.place) + " and eltwise does not know how to allocate one like it; pass out=");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Geometry, descriptors and bindings
-
-struct Geometry {
-  std::vector<uint64_t> sizes;
-  std::vector<int64_t> in_strides;
-  std::vector<int64_t> out_strides;
-};
-
-// Merges dimensions that are contiguous in both operands (after dropping size-1 dimensions and
-// ordering by output stride). An elementwise operation only needs the same element-to-element
-// correspondence, which merging keeps.
-Geometry Merge(const Geometry& g) {
-  struct Dim {
-    uint64_t size;
-    int64_t in, out;
-  };
-  std::vector<Dim> dims;
-  for (size_t i = 0; i < g.sizes.size(); ++i) {
-    if (g.sizes[i] == 0) return Geometry{{0}, {1}, {1}};
-    if (g.sizes[i] != 1) dims.push_back({g.sizes[i], g.in_strides[i], g.out_strides[i]});
-  }
-  std::stable_sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) {
-    if (StrideMagnitude(a.out) != StrideMagnitude(b.out))
-      return StrideMagnitude(a.out) > StrideMagnitude(b.out);
-    return StrideMagnitude(a.in) > StrideMagnitude(b.in);
-  });
-  std::vector<Dim> merged;
-  for (const Dim& d : dims) {
-    if (!merged.empty()) {
-      Dim& outer = merged.back();
-      int64_t in_span, out_span;
-      uint64_t size;
-      const auto n = static_cast<int64_t>(d.size);
-      if (!__builtin_mul_overflow(d.in, n, &in_span) && in_span == outer.in &&
-          !__builtin_mul_overflow(d.out, n, &out_span) && out_span == outer.out &&
-          !__builtin_mul_overflow(outer.size, d.size, &size)) {
-        outer = {size, d.in, d.out};
-        continue;
-      }
-    }
-    merged.push_back(d);
-  }
-  Geometry out;
-  for (const Dim& d : merged) {
-    out.sizes.push_back(d.size);
-    out.in_strides.push_back(d.in);
-    out.out_strides.push_back(d.out);
-  }
-  return out;
-}
-
-TensorDesc Describe(DataType type, const std::vector<uint64_t>& sizes,
-                    const std::vector<int64_t>& strides, FeatureLevel level) {
-  TensorDesc t;
-  t.type = type;
-  t.sizes = sizes;
-  t.strides = strides;
-  // An overflowing size is left 0 so the validator reports the overflow with its message.
-  t.total_tensor_size_in_bytes =
-      (level == FeatureLevel::kExtended ? SpanInBytes(type, sizes, t.strides)
-                                        : CalcBufferTensorSize(type, sizes, t.strides))
-          .value_or(0);
-  return t;
-}
-
-// The bytes an operand's elements occupy: from its lowest-addressed element, `span` bytes.
-struct Region {
-  std::byte* lowest = nullptr;
-  uint64_t span = 0;
-};
-
-Region RegionOf(std::byte* origin, DataType type, const std::vector<uint64_t>& sizes,
-                const std::vector<int64_t>& strides) {
-  for (uint64_t s : sizes) {
-    if (s == 0) return {origin, 0};
-  }
-  int64_t back = 0;  // elements from the lowest-addressed element to element (0, ..., 0)
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (strides[i] < 0) back += static_cast<int64_t>(sizes[i] - 1) * -strides[i];
-  }
-  const auto esize = static_cast<int64_t>(ElementSize(type));
-  return {origin - back * esize, SpanInBytes(type, sizes, strides).value_or(0)};
-}
-
-// Copies every element of a `sizes` array from src (strides src_strides) to dst (dst_strides);
-// strides in elements, rank <= 8 here or any rank (recursive).
-void CopyElements(const std::byte* src, const int64_t* src_strides, std::byte* dst,
-                  const int64_t* dst_strides, const uint64_t* sizes, size_t rank, size_t esize) {
-  if (rank == 0) {
-    std::memcpy(dst, src, esize);
-    return;
-  }
-  const auto e = static_cast<ptrdiff_t>(esize);
-  for (uint64_t i = 0; i < sizes[0]; ++i) {
-    CopyElements(src + static_cast<ptrdiff_t>(i) * src_strides[0] * e, src_strides + 1,
-                 dst + static_cast<ptrdiff_t>(i) * dst_strides[0] * e, dst_strides + 1, sizes + 1,
-                 rank - 1, esize);
-  }
-}
-
-struct AlignedDelete {
-  void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
-};
-using AlignedBuffer = std::unique_ptr<std::byte[], AlignedDelete>;
-
-AlignedBuffer AllocateAligned(uint64_t bytes) {
-  auto* p = static_cast<std::byte*>(
-      ::operator new[](std::max<uint64_t>(bytes, 1), std::align_val_t{64}, std::nothrow));
-  return AlignedBuffer(p);
-}
-
-Status OutOfMemory(uint64_t bytes) {
-  return Status(StatusCode::kOutOfMemory,
-                "allocating a " + std::to_string(bytes) + "-byte staging buffer failed");
-}
-
-// Everything a call needs once the operands are settled; filled with the GIL held, run without.
-struct Call {
-  const Device* device = nullptr;
-  OperatorDesc desc;
-  DataType type = DataType::kFloat32;
-  Geometry geometry;  // what the descriptors say (merged or not)
-  std::byte* in_origin = nullptr;
-  std::byte* out_origin = nullptr;
-  // Host operands on a CUDA device: staged through packed device buffers.
-  bool stage_through_device = false;
-};
-
-// Runs a call whose operands are in the device's own memory (host memory for the CPU).
-Status RunDirect(const Call& call) {
-  Expected<CompiledOperator> op = CompileCached(*call.device, call.desc);
-  if (!op.ok()) return op.status();
-  const Geometry& g = call.geometry;
-  const Region in = RegionOf(call.in_origin, call.type, g.sizes, g.in_strides);
-  const Region out = RegionOf(call.out_origin, call.type, g.sizes, g.out_strides);
-  const FeatureLevel level = call.device->feature_level();
-  const bool host = call.device->kind() == DeviceKind::kCpu;
-  if (level == FeatureLevel::kExtended || !host) {
-    Status s = op->Execute(ConstBinding{in.lowest, in.span}, Binding{out.lowest, out.span});
-    if (s.ok() && !host) s = Synchronize(*call.device);
-    return s;
-  }
-  // DirectML level on the host: stage what DirectML's binding rules would refuse (Note above).
-  const auto& tensors = std::visit(
-      [](const auto& d) {
-        return std::pair<const TensorDesc*, const TensorDesc*>(&d.input, &d.output);
-      },
-      call.desc);
-  const uint64_t in_total = tensors.first->total_tensor_size_in_bytes;
-  const uint64_t out_total = tensors.second->total_tensor_size_in_bytes;
-  constexpr uintptr_t kAlignment = 16;  // DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
-  const bool stage_in =
-      reinterpret_cast<uintptr_t>(in.lowest) % kAlignment != 0 || in.span < in_total;
-  const bool stage_out =
-      reinterpret_cast<uintptr_t>(out.lowest) % kAlignment != 0 || out.span < out_total;
-  AlignedBuffer in_buffer, out_buffer;
-  ConstBinding in_binding{in.lowest, in.span};
-  Binding out_binding{out.lowest, out.span};
-  if (stage_in) {
-    in_buffer = AllocateAligned(in_total);
-    if (!in_buffer) return OutOfMemory(in_total);
-    std::memcpy(in_buffer.get(), in.lowest, in.span);
-    in_binding = {in_buffer.get(), in_total};
-  }
-  if (stage_out) {
-    out_buffer = AllocateAligned(out_total);
-    if (!out_buffer) return OutOfMemory(out_total);
-    out_binding = {out_buffer.get(), out_total};
-  }
-  if (Status s = op->Execute(in_binding, out_binding); !s.ok()) return s;
-  if (stage_out) {
-    const std::byte* staged_origin = out_buffer.get() + (call.out_origin - out.lowest);
-    CopyElements(staged_origin, g.out_strides.data(), call.out_origin, g.out_strides.data(),
-                 g.sizes.data(), g.sizes.size(), ElementSize(call.type));
-  }
-  return Status::Ok();
-}
-
-// Host operands on a CUDA device: gather x into a packed host buffer, copy it to the device, run
-// on packed device buffers, copy back and scatter into out. `packed` holds the packed strides the
-// descriptors use; `host` the operands' own.
-Status RunThroughDevice(const Call& call, const Geometry& host) {
-  const Device& device = *call.device;
-  Expected<CompiledOperator> op = CompileCached(device, call.desc);
-  if (!op.ok()) return op.status();
-  const auto& tensors = std::visit(
-      [](const auto& d) {
-        return std::pair<const TensorDesc*, const TensorDesc*>(&d.input, &d.output);
-      },
-      call.desc);
-  const size_t esize = ElementSize(call.type);
-  uint64_t count = 1;
-  for (uint64_t s : host.sizes) count *= s;
-  const uint64_t bytes = count * esize;
-  if (count == 0) return op->Execute(ConstBinding{}, Binding{});
-  AlignedBuffer staging = AllocateAligned(bytes);
-  if (!staging) return OutOfMemory(bytes);
-  const std::vector<int64_t> packed = PackedStrides(host.sizes);
-  CopyElements(call.in_origin, host.in_strides.data(), staging.get(), packed.data(),
-               host.sizes.data(), host.sizes.size(), esize);
-  const uint64_t in_total = std::max(tensors.first->total_tensor_size_in_bytes, bytes);
-  const uint64_t out_total = std::max(tensors.second->total_tensor_size_in_bytes, bytes);
-  Expected<void*> in = Allocate(device, in_total);
-  if (!in.ok()) return in.status();
-  Expected<void*> out = Allocate(device, out_total);
-  if (!out.ok()) {
-    Free(device, *in);
-    return out.status();
-  }
-  Status s = CopyToDevice(device, *in, staging.get(), bytes);
-  if (s.ok()) s = op->Execute(ConstBinding{*in, in_total}, Binding{*out, out_total});
-  if (s.ok()) s = CopyToHost(device, staging.get(), *out, bytes);
-  if (s.ok()) s = Synchronize(device);
-  Free(device, *in);
-  Free(device, *out);
-  if (!s.ok()) return s;
-  CopyElements(staging.get(), packed.data(), call.out_origin, host.out_strides.data(),
-               host.sizes.data(), host.sizes.size(), esize);
-  return Status::Ok();
-}
-
-// ---------------------------------------------------------------------------------------------
 // The operations
 
 struct Request {
@@ -606,7 +93,7 @@ struct Request {
   RoundingMode mode = RoundingMode::kHalvesToNearestEven;
   FeatureLevel level = FeatureLevel::kExtended;
   Place place;
-  int threads = 0;            // for the CPU device; 0: one per hardware thread
+  int threads = 0;             // for the CPU device; 0: one per hardware thread
   bool threads_given = false;  // threads= was passed (else the default of runner.h)
 };
 
@@ -797,7 +284,8 @@ RoundingMode ModeArgument(PyObject* value) {
 
 FeatureLevel LevelArgument(PyObject* value) {
   if (value == nullptr || value == g_interned->extended) return FeatureLevel::kExtended;
-  return ParseLevel(OptionText(value, "feature_level", "'extended' or a DirectML level such as '4_1'"));
+  return ParseLevel(
+      OptionText(value, "feature_level", "'extended' or a DirectML level such as '4_1'"));
 }
 
 Place DeviceArgument(PyObject* value) {
@@ -918,8 +406,7 @@ PyObject* TryPacked(const Request& r, PyObject* x_object, PyObject* out_object) 
     if (o != in && bytes != 0 && o < in + bytes && in < o + bytes) return nullptr;  // partial
     Py_INCREF(out);
   }
-  const Function function =
-      r.op == Op::kSign ? SignFunction(r.nan) : RoundFunction(r.mode, *type);
+  const Function function = r.op == Op::kSign ? SignFunction(r.nan) : RoundFunction(r.mode, *type);
   auto* o = static_cast<std::byte*>(PyArray_DATA(out));
   const auto esize = static_cast<ptrdiff_t>(ElementSize(*type));
   if (2 * bytes >= kReleaseGilBytes) {
@@ -944,8 +431,8 @@ struct ThreadScope {
 };
 
 bool HasArrayUfunc(PyObject* x) {
-  PyObject* method = PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(x)),
-                                            "__array_ufunc__");
+  PyObject* method =
+      PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(x)), "__array_ufunc__");
   if (method == nullptr) {
     PyErr_Clear();
     return false;
@@ -976,7 +463,9 @@ py::object Dispatch(const Request& r, PyObject* x, PyObject* out) {
   if (!scalar && !PyArray_Check(x) && HasDLPack(x)) return Run(r, x, out);
   if (!scalar && HasArrayUfunc(x) && plain) return ViaUfunc(r, x, out);  // Dask, xarray, pandas...
   // Lists, Python and NumPy scalars, buffers, objects with __array__: read as NumPy does.
-  py::object array = py::reinterpret_steal<py::object>(PyArray_FROM_O(x));
+  // ENSUREARRAY: an ndarray subclass becomes a base-class view (the call above comes back here).
+  py::object array = py::reinterpret_steal<py::object>(
+      PyArray_FromAny(x, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
   if (!array) throw py::error_already_set();
   const auto* a = reinterpret_cast<PyArrayObject*>(array.ptr());
   if (!TypeOfDescr(PyArray_DESCR(a)) && !PyArray_Check(x)) {
@@ -1203,8 +692,9 @@ PYBIND11_MODULE(_core, m) {
 
   int bfloat16_type_num = -1;
   try {
-    bfloat16_type_num =
-        g_numpy->attr("dtype")(py::module_::import("ml_dtypes").attr("bfloat16")).attr("num").cast<int>();
+    bfloat16_type_num = g_numpy->attr("dtype")(py::module_::import("ml_dtypes").attr("bfloat16"))
+                            .attr("num")
+                            .cast<int>();
   } catch (py::error_already_set& e) {
     if (!e.matches(PyExc_ImportError)) throw;  // no ml_dtypes: no bfloat16 loops
   }

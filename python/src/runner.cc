@@ -146,7 +146,8 @@ void RunHost(Function f, DataType type, const std::byte* in, ptrdiff_t in_stride
   if (n == 0) return;
   if (2 * n * static_cast<uint64_t>(esize) >= kDirectBytes && in_stride % esize == 0 &&
       out_stride % esize == 0 && threads != 1) {
-    Expected<const Device*> device = GetDevice(DeviceKind::kCpu, 0, FeatureLevel::kExtended, threads);
+    Expected<const Device*> device =
+        GetDevice(DeviceKind::kCpu, 0, FeatureLevel::kExtended, threads);
     if (device.ok()) {
       const TensorDesc input = Vector(type, n, in_stride / esize);
       const TensorDesc output = Vector(type, n, out_stride / esize);

@@ -60,10 +60,9 @@ Function FunctionOf(const Ufunc& u, DataType type) {
 }
 
 std::string DocOf(const Ufunc& u) {
-  std::string what =
-      u.op == Op::kSign
-          ? "eltwise.sign(x, nan='" + std::string(Name(u.nan)) + "')"
-          : "eltwise.round(x, mode='" + std::string(Name(u.mode)) + "')";
+  std::string what = u.op == Op::kSign
+                         ? "eltwise.sign(x, nan='" + std::string(Name(u.nan)) + "')"
+                         : "eltwise.round(x, mode='" + std::string(Name(u.mode)) + "')";
   return "The NumPy ufunc of " + what +
          ": the same results, with NumPy's broadcasting, out=, where=, dtype=/casting, .at and "
          "__array_ufunc__ dispatch (Dask, xarray, pandas). Loops: float16, float32, float64, "
@@ -121,8 +120,8 @@ const std::vector<Ufunc>& CreateUfuncs(int bfloat16_type_num) {
   }
   for (int m = 0; m < kRoundingModeCount; ++m) {
     const auto mode = static_cast<RoundingMode>(m);
-    ufuncs->push_back({"round_" + std::string(Name(mode)), Op::kRound, NanPolicy::kZero, mode,
-                       nullptr});
+    ufuncs->push_back(
+        {"round_" + std::string(Name(mode)), Op::kRound, NanPolicy::kZero, mode, nullptr});
   }
   for (Ufunc& u : *ufuncs) {
     u.object = MakeUfunc(u);

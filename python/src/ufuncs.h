@@ -15,9 +15,9 @@ namespace eltwise::python {
 struct Ufunc {
   std::string name;  // "sign_nan_" + nan policy name, "round_" + rounding mode name
   Op op;
-  NanPolicy nan;       // for Sign
-  RoundingMode mode;   // for Round
-  PyObject* object;    // the numpy.ufunc (module lifetime)
+  NanPolicy nan;      // for Sign
+  RoundingMode mode;  // for Round
+  PyObject* object;   // the numpy.ufunc (module lifetime)
 };
 
 // Creates the ufuncs (once, at import, after NumPy's C API is imported). `bfloat16_type_num` is

@@ -112,3 +112,13 @@ def test_operator_cache_is_bounded():
         v = np.lib.stride_tricks.as_strided(x, shape=(3, 5), strides=(4 * (i % 35 + 1), 4))
         eltwise.round(v, mode="down")
     assert 0 < eltwise._core._operator_cache_size() <= 256
+
+
+def test_ndarray_subclasses():
+    x = np.ma.masked_array([1.5, -2.5, 3.0], mask=[False, True, False])
+    r = eltwise.round(x, mode="toward_infinity")  # through the ufunc: the mask is kept
+    assert isinstance(r, np.ma.MaskedArray) and list(r.mask) == [False, True, False]
+    assert r[0] == 2.0 and r[2] == 3.0
+    v = np.array([1.5, -2.5], np.float32).reshape(1, 1, 1, 2).view(type("Sub", (np.ndarray,), {}))
+    got = eltwise.round(v, mode="toward_zero", feature_level="2_1")  # not a ufunc: a base ndarray
+    assert_bits_equal(got, np.array([[[[1.0, -2.0]]]], np.float32))
