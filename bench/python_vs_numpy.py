@@ -116,7 +116,7 @@ def main():
             cells = []
             for op, ours, numpy_float, numpy_int in OPS:
                 theirs = numpy_int if dtype.kind in "iu" else numpy_float
-                for out in ("", ", o"):
+                for out in ("", ", out=o"):
                     r = ratio(ours.format(out=out), theirs.format(out=out), env, args.repeat)
                     cells.append(f"{r:.2f}")
                     if r > worst[0]:
