@@ -85,12 +85,17 @@ def main():
     p.add_argument("--dtypes", default=DTYPES)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    p.add_argument("--threads", type=int, default=None,
+                   help="eltwise.set_num_threads(N) first (1: one thread, as NumPy; default: all)")
     args = p.parse_args()
+    if args.threads is not None:
+        eltwise.set_num_threads(args.threads)
 
     info = eltwise.info()
     load = os.getloadavg()
     print(f"eltwise {info['version']}, CPU tables {info['cpu_targets']}, "
-          f"{info['hardware_threads']} hardware threads; NumPy {np.__version__}; "
+          f"{info['hardware_threads']} hardware threads, eltwise threads "
+          f"{getattr(eltwise, 'get_num_threads', lambda: 0)() or 'all'}; NumPy {np.__version__}; "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print("eltwise time / NumPy time (below 1: eltwise faster), best of "
           f"{args.repeat}; new output | out=\n")
