@@ -18,6 +18,7 @@ from pathlib import Path
 SOURCES = [
     "src/core/validate.cc",
     "src/core/device.cc",
+    "src/cpu/cpu_device.cc",
     "src/directml/directml.cc",
 ]
 

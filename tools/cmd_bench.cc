@@ -18,6 +18,7 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -25,16 +26,24 @@
 #include <thread>
 
 #include "commands.h"
+#include "core/op_registry.h"
 
 namespace eltwise::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Every op's name, in registry order.
+std::vector<std::string> OpNames() {
+  std::vector<std::string> names;
+  for (const OpInfo& info : AllOps()) names.emplace_back(info.name);
+  return names;
+}
+
 struct BenchOptions {
   DeviceOptions device;
   int threads = 0;
-  std::vector<std::string> ops = {"sign", "round"};
+  std::vector<std::string> ops = OpNames();
   std::vector<std::string> dtypes;  // empty: all
   std::vector<std::string> layouts = {"contiguous", "inplace", "transposed", "broadcast", "rows"};
   std::vector<std::string> sizes = {"4K", "256K", "64M"};
@@ -320,27 +329,29 @@ void RunBench(const BenchOptions& options) {
       Fail(InvalidArgument("--sizes '" + text + "' is not a byte count (e.g. 4K, 64M)"));
     sizes.push_back(*b);
   }
-  const RoundingMode mode = *ParseRoundingMode(options.mode);
-  const NanPolicy nan = *ParseNanPolicy(options.nan);
+  // Each op's option value, named by --<field> (--nan for sign, --mode for round).
+  const std::map<std::string_view, const std::string*> option_flags = {{"mode", &options.mode},
+                                                                       {"nan", &options.nan}};
+  auto option_of = [&](const OpInfo& info) {
+    const auto& names = info.option.names;
+    const std::string& value = *option_flags.at(info.option.field);
+    return static_cast<int>(std::find(names.begin(), names.end(), value) - names.begin());
+  };
 
   std::printf("device: %s\n", device.description().c_str());
   std::printf("%-6s %-22s %-9s %-10s %12s %3s %10s %9s %9s %7s  %s\n", "op", "mode", "dtype",
               "layout", "elements", "thr", "time", "GB/s", "copy GB/s", "ratio", "baseline");
   std::vector<Record> records;
   for (const std::string& op_name : options.ops) {
-    const Op op = *ParseOp(op_name);
+    const OpInfo& info = Info(*ParseOp(op_name));
+    const int option = option_of(info);
     for (DataType type : types) {
       for (const std::string& layout : options.layouts) {
         for (uint64_t bytes : sizes) {
           std::optional<Shapes> shapes = MakeShapes(layout, type, bytes);
           if (!shapes) Fail(InvalidArgument("--layouts '" + layout + "' is not a layout"));
           const bool in_place = layout == "inplace";
-          OperatorDesc desc;
-          if (op == Op::kSign) {
-            desc = SignDesc{shapes->input, shapes->output, nan};
-          } else {
-            desc = RoundDesc{shapes->input, shapes->output, mode};
-          }
+          const OperatorDesc desc = MakeDesc(info.op, option, shapes->input, shapes->output);
           Expected<CompiledOperator> compiled = Compile(device, desc);
           if (!compiled.ok()) Fail(compiled.status(), op_name + " " + std::string(Name(type)));
 
@@ -401,7 +412,7 @@ void RunBench(const BenchOptions& options) {
 
           Record rec;
           rec.op = op_name;
-          rec.mode = op == Op::kSign ? std::string(Name(nan)) : std::string(Name(mode));
+          rec.mode = std::string(info.option.names[option]);
           rec.dtype = std::string(Name(type));
           rec.layout = layout;
           rec.device = device.description();
@@ -465,7 +476,9 @@ void AddBenchCommand(CLI::App& app) {
   bench->add_option("--threads", options->threads, "CPU threads (0: all hardware threads)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  bench->add_option("--ops", options->ops, "Operators: sign round")->capture_default_str();
+  std::string op_names;
+  for (const std::string& name : OpNames()) op_names += " " + name;
+  bench->add_option("--ops", options->ops, "Operators:" + op_names)->capture_default_str();
   bench->add_option("--dtypes", options->dtypes, "Data types (default: all)");
   bench
       ->add_option("--layouts", options->layouts,
@@ -490,8 +503,11 @@ void AddBenchCommand(CLI::App& app) {
   bench->add_option("--json", options->json, "Also write the records to this JSON file");
   bench->callback([options] {
     for (const std::string& op : options->ops) {
-      if (!ParseOp(op))
-        Fail(InvalidArgument("--ops '" + op + "' is not an operator (sign, round)"));
+      if (!ParseOp(op)) {
+        std::string names;
+        for (const std::string& name : OpNames()) names += (names.empty() ? "" : ", ") + name;
+        Fail(InvalidArgument("--ops '" + op + "' is not an operator (" + names + ")"));
+      }
     }
     if (!ParseRoundingMode(options->mode))
       Fail(InvalidArgument("--mode '" + options->mode + "' is not a rounding mode"));

@@ -2,9 +2,6 @@
 #include "commands.h"
 
 #include <algorithm>
-#include <functional>
-#include <memory>
-#include <variant>
 
 namespace eltwise::cli {
 namespace {
@@ -78,34 +75,6 @@ Device MakeDevice(const DeviceOptions& options) {
                                 : Device::Cpu(CpuOptions{.feature_level = *level});
   if (!device.ok()) Fail(device.status(), "--device " + options.device);
   return *device;
-}
-
-Status RunInPlace(const Device& device, const OperatorDesc& desc, std::span<std::byte> data) {
-  Expected<CompiledOperator> op = Compile(device, desc);
-  if (!op.ok()) return op.status();
-  const TensorDesc& input =
-      std::visit([](const auto& d) -> const TensorDesc& { return d.input; }, desc);
-  const uint64_t bytes = std::max<uint64_t>(data.size(), input.total_tensor_size_in_bytes);
-  Expected<void*> buffer = Allocate(device, bytes);
-  if (!buffer.ok()) return buffer.status();
-  const std::unique_ptr<void, std::function<void(void*)>> owner(
-      *buffer, [&device](void* p) { Free(device, p); });
-  std::byte* staged = static_cast<std::byte*>(*buffer);
-  if (Status s = CopyToDevice(device, staged, data.data(), data.size()); !s.ok()) return s;
-  if (bytes > data.size()) {
-    // DirectML's rounded-up size: padding no element addresses; zeroed so no byte is undefined.
-    const std::vector<std::byte> zeros(bytes - data.size());
-    if (Status s = CopyToDevice(device, staged + data.size(), zeros.data(), zeros.size());
-        !s.ok()) {
-      return s;
-    }
-    if (Status s = Synchronize(device); !s.ok()) return s;  // `zeros` must outlive the copy
-  }
-  if (Status s = op->Execute(ConstBinding{staged, bytes}, Binding{staged, bytes}); !s.ok()) {
-    return s;
-  }
-  if (Status s = CopyToHost(device, data.data(), staged, data.size()); !s.ok()) return s;
-  return Synchronize(device);
 }
 
 }  // namespace eltwise::cli

@@ -79,10 +79,4 @@ void AddDeviceOptions(CLI::App& command, DeviceOptions& options, bool with_featu
 // build without the CUDA backend).
 Device MakeDevice(const DeviceOptions& options);
 
-// Compiles `desc` on `device` (input and output descriptions equal) and runs it in place on
-// `data` (the input's bytes, replaced by the result): the bytes are staged in a device buffer of
-// max(data.size(), total_tensor_size_in_bytes) bytes with Allocate/CopyToDevice, and copied back
-// with CopyToHost + Synchronize. On an error `data` may hold partial results.
-Status RunInPlace(const Device& device, const OperatorDesc& desc, std::span<std::byte> data);
-
 }  // namespace eltwise::cli

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "staging/staging.h"
 
 namespace eltwise::cli {
 namespace {
@@ -34,7 +35,7 @@ std::vector<float> Compute(const Device& device, const std::vector<float>& value
   std::vector<float> result = values;
   const std::span<std::byte> bytes(reinterpret_cast<std::byte*>(result.data()),
                                    result.size() * sizeof(float));
-  if (Status s = RunInPlace(device, desc_for(tensor), bytes); !s.ok()) Fail(s);
+  if (Status s = staging::RunInPlace(device, desc_for(tensor), bytes); !s.ok()) Fail(s);
   return result;
 }
 

@@ -1,82 +1,69 @@
-// `eltwise sign` and `eltwise round`: one operator on a .npy file. The result keeps the input's
+// `eltwise sign`, `eltwise round` (one subcommand per op of the registry): one operator on a .npy
+// file. The result keeps the input's
 // dtype, order (C or Fortran) and byte order; OUT is written atomically and only on success, so it
 // may be IN.
+#include <algorithm>
 #include <memory>
 
 #include "commands.h"
+#include "core/op_registry.h"
 #include "npy/npy.h"
+#include "staging/staging.h"
 
 namespace eltwise::cli {
 namespace {
 
 struct ElementwiseOptions {
   DeviceOptions device;
-  std::string nan = std::string(Name(NanPolicy::kZero));
-  std::string mode = std::string(Name(RoundingMode::kHalvesToNearestEven));
+  std::string option;  // the name of the op's option value (--nan, --mode)
   std::string input;
   std::string output;
 };
 
-void AddFiles(CLI::App& command, ElementwiseOptions& options) {
-  command.add_option("IN", options.input, "Input .npy file")->required();
-  command.add_option("OUT", options.output, "Output .npy file (may be IN)")->required();
-}
-
-// Reads IN, runs `desc_for(tensor)` on the chosen device, writes OUT.
-template <class MakeDesc>
-void Run(const ElementwiseOptions& options, MakeDesc desc_for) {
+// Reads IN, runs `op` with the chosen option on the chosen device, writes OUT.
+void Run(const ElementwiseOptions& options, const OpInfo& op) {
   const Device device = MakeDevice(options.device);
   Expected<npy::Array> array = npy::Read(options.input);
   if (!array.ok()) Fail(array.status());
   const TensorDesc tensor = array->Desc();
-  if (Status s = RunInPlace(device, desc_for(tensor), array->data); !s.ok()) {
+  const auto& names = op.option.names;
+  const int option = static_cast<int>(std::find(names.begin(), names.end(), options.option) -
+                                      names.begin());  // checked by CLI::IsMember
+  if (Status s = staging::RunInPlace(device, MakeDesc(op.op, option, tensor, tensor), array->data);
+      !s.ok()) {
     Fail(s, options.input);
   }
   if (Status s = npy::Write(options.output, *array); !s.ok()) Fail(s);
 }
 
-void AddSignCommand(CLI::App& app) {
-  CLI::App* sign = app.add_subcommand(
-      "sign", "Sign of every element of a .npy array (DML ELEMENT_WISE_SIGN, ONNX Sign)");
+// One subcommand per op of the registry: `eltwise <op> [--<option> VALUE] IN OUT`.
+void AddOpCommand(CLI::App& app, const OpInfo& op) {
+  CLI::App* command = app.add_subcommand(std::string(op.name), std::string(op.summary));
   auto options = std::make_shared<ElementwiseOptions>();
-  sign->add_option("--nan", options->nan,
-                   "Result for NaN: zero (+0, DirectML/PyTorch/WebNN) or propagate (NaN, NumPy)")
-      ->check(CLI::IsMember(
-          {std::string(Name(NanPolicy::kZero)), std::string(Name(NanPolicy::kPropagate))}))
+  options->option = std::string(op.option.names.front());
+  const std::vector<std::string> values(op.option.names.begin(), op.option.names.end());
+  command
+      ->add_option("--" + std::string(op.option.field), options->option,
+                   std::string(op.option.help))
+      ->check(CLI::IsMember(values))
       ->capture_default_str();
-  AddDeviceOptions(*sign, options->device);
-  AddFiles(*sign, *options);
-  sign->callback([options] {
-    const NanPolicy nan = *ParseNanPolicy(options->nan);
-    Run(*options, [nan](const TensorDesc& t) -> OperatorDesc { return SignDesc{t, t, nan}; });
-  });
+  AddDeviceOptions(*command, options->device);
+  command->add_option("IN", options->input, "Input .npy file")->required();
+  command->add_option("OUT", options->output, "Output .npy file (may be IN)")->required();
+  command->callback([options, &op] { Run(*options, op); });
 }
 
-void AddRoundCommand(CLI::App& app) {
-  CLI::App* round = app.add_subcommand(
-      "round", "Round every element of a .npy array (DML ELEMENT_WISE_ROUND, ONNX Round)");
-  auto options = std::make_shared<ElementwiseOptions>();
-  std::vector<std::string> modes;
-  for (int m = 0; m < kRoundingModeCount; ++m) {
-    modes.emplace_back(Name(static_cast<RoundingMode>(m)));
-  }
-  round
-      ->add_option("--mode", options->mode,
-                   "Rounding mode; toward_infinity rounds halves away from zero; down and up "
-                   "(floor, ceil) need the extended level")
-      ->check(CLI::IsMember(modes))
-      ->capture_default_str();
-  AddDeviceOptions(*round, options->device);
-  AddFiles(*round, *options);
-  round->callback([options] {
-    const RoundingMode mode = *ParseRoundingMode(options->mode);
-    Run(*options, [mode](const TensorDesc& t) -> OperatorDesc { return RoundDesc{t, t, mode}; });
-  });
+template <Op kOp>
+void AddCommandFor(CLI::App& app) {
+  AddOpCommand(app, Info(kOp));
 }
 
 }  // namespace
 
-ELTWISE_CLI_COMMAND("round", AddRoundCommand);
-ELTWISE_CLI_COMMAND("sign", AddSignCommand);
+#define ELTWISE_REGISTER_OP_COMMAND(e, Desc)                         \
+  [[maybe_unused]] static const bool eltwise_cli_registered_op_##e = \
+      RegisterCommand(Info(Op::e).name, &AddCommandFor<Op::e>);
+ELTWISE_FOR_EACH_OP(ELTWISE_REGISTER_OP_COMMAND)
+#undef ELTWISE_REGISTER_OP_COMMAND
 
 }  // namespace eltwise::cli

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "commands.h"
+#include "core/levels.h"
+#include "core/op_registry.h"
 
 namespace eltwise::cli {
 namespace {
@@ -45,7 +47,8 @@ void PrintSupportTable() {
   constexpr size_t kCellWidth = 4;
   std::cout << "Support (ranks accepted per operator, type and DirectML feature level; "
                "ext = extended, '-' = rejected):\n";
-  for (Op op : {Op::kSign, Op::kRound}) {
+  for (const OpInfo& info : AllOps()) {
+    const Op op = info.op;
     std::cout << "\n";
     PrintLevelHeader(std::string(Name(op)), kLabelWidth, kCellWidth);
     for (int t = 0; t < kDataTypeCount; ++t) {
@@ -57,15 +60,23 @@ void PrintSupportTable() {
       std::cout << "\n";
     }
   }
-  std::cout << "\n";
-  PrintLevelHeader("round --mode", kLabelWidth, kCellWidth);
-  for (int m = 0; m < kRoundingModeCount; ++m) {
-    const RoundingMode mode = static_cast<RoundingMode>(m);
-    std::cout << "    " << Name(mode) << std::string(kLabelWidth - 2 - Name(mode).size(), ' ');
-    for (FeatureLevel level : AllFeatureLevels()) {
-      std::cout << " " << Pad(Supports(level, mode) ? "yes" : "-", kCellWidth);
-    }
+  // Options whose values differ by level (round --mode).
+  for (const OpInfo& info : AllOps()) {
+    const OptionInfo& option = info.option;
+    if (option.directml_values >= static_cast<int>(option.names.size())) continue;
     std::cout << "\n";
+    PrintLevelHeader(std::string(info.name) + " --" + std::string(option.field), kLabelWidth,
+                     kCellWidth);
+    for (size_t v = 0; v < option.names.size(); ++v) {
+      const std::string_view name = option.names[v];
+      std::cout << "    " << name << std::string(kLabelWidth - 2 - name.size(), ' ');
+      for (FeatureLevel level : AllFeatureLevels()) {
+        std::cout << " "
+                  << Pad(SupportsOption(level, info.op, static_cast<int>(v)) ? "yes" : "-",
+                         kCellWidth);
+      }
+      std::cout << "\n";
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 
 #include "eltwise/export.h"
@@ -12,7 +13,20 @@
 
 namespace eltwise {
 
-enum class Op : uint8_t { kSign, kRound };
+// The operators: X(enumerator, description type). The one list of ops; everything else about
+// each op (names, DirectML and ONNX availability, options) is in the library's op registry.
+#define ELTWISE_FOR_EACH_OP(X) \
+  X(kSign, SignDesc)           \
+  X(kRound, RoundDesc)
+
+enum class Op : uint8_t {
+#define ELTWISE_OP_ENUMERATOR(e, Desc) e,
+  ELTWISE_FOR_EACH_OP(ELTWISE_OP_ENUMERATOR)
+#undef ELTWISE_OP_ENUMERATOR
+};
+#define ELTWISE_OP_COUNT_ONE(e, Desc) +1
+inline constexpr int kOpCount = 0 ELTWISE_FOR_EACH_OP(ELTWISE_OP_COUNT_ONE);
+#undef ELTWISE_OP_COUNT_ONE
 
 // What Sign returns for NaN.
 enum class NanPolicy : uint8_t {
@@ -42,7 +56,15 @@ struct RoundDesc {
   RoundingMode mode = RoundingMode::kHalvesToNearestEven;
 };
 
+// One alternative per op, in ELTWISE_FOR_EACH_OP's order: OperatorDesc::index() is the Op.
 using OperatorDesc = std::variant<SignDesc, RoundDesc>;
+static_assert(std::variant_size_v<OperatorDesc> == kOpCount);
+#define ELTWISE_OP_CHECK_ALTERNATIVE(e, Desc)                                                     \
+  static_assert(                                                                                  \
+      std::is_same_v<std::variant_alternative_t<static_cast<size_t>(Op::e), OperatorDesc>, Desc>, \
+      "OperatorDesc must list the descriptions in ELTWISE_FOR_EACH_OP's order");
+ELTWISE_FOR_EACH_OP(ELTWISE_OP_CHECK_ALTERNATIVE)
+#undef ELTWISE_OP_CHECK_ALTERNATIVE
 
 ELTWISE_API std::string_view Name(Op op);           // "sign", "round"
 ELTWISE_API std::string_view Name(NanPolicy nan);   // "zero", "propagate"

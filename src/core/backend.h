@@ -1,32 +1,38 @@
 // The seam between the front of the library (validation, planning, binding checks) and the
-// backends that run plans. Backends trust their inputs: everything has been validated.
+// backends that run plans. Core knows backends only through this interface and the registry
+// (backend_registry.h); it includes no backend header. Backends trust their inputs: everything has
+// been validated.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
 #include "core/plan.h"
 #include "eltwise/status.h"
 
 namespace eltwise {
-namespace internal {
-struct DeviceState;
-}
 
+// One opened device of one backend: it holds the backend's own device state (the CPU's thread
+// count, a GPU's ordinal and stream). Immutable and thread-safe.
 class Backend {
  public:
   virtual ~Backend() = default;
   // Runs `plan` on bound buffers that have passed every check. Must honour `aliasing`: for
   // kPartial the result must be as if the whole input were read first.
-  virtual Status Run(const internal::DeviceState& device, const Plan& plan, const std::byte* input,
-                     std::byte* output, Aliasing aliasing) const = 0;
+  virtual Status Run(const Plan& plan, const std::byte* input, std::byte* output,
+                     Aliasing aliasing) const = 0;
 
   // Device memory (see eltwise::Allocate and friends in device.h).
-  virtual Expected<void*> Allocate(const internal::DeviceState& device, uint64_t bytes) const = 0;
-  virtual void Free(const internal::DeviceState& device, void* pointer) const = 0;
+  virtual Expected<void*> Allocate(uint64_t bytes) const = 0;
+  virtual void Free(void* pointer) const = 0;
   enum class CopyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice };
-  virtual Status Copy(const internal::DeviceState& device, void* dst, const void* src,
-                      uint64_t bytes, CopyKind kind) const = 0;
-  virtual Status Synchronize(const internal::DeviceState& device) const = 0;
+  virtual Status Copy(void* dst, const void* src, uint64_t bytes, CopyKind kind) const = 0;
+  virtual Status Synchronize() const = 0;
+
+  // What Device::description() and Device::threads() report.
+  virtual std::string description() const = 0;
+  virtual int threads() const { return 1; }
 };
 
 }  // namespace eltwise

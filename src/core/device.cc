@@ -1,13 +1,13 @@
 // Devices, Compile and Execute: the thin layer that validates once, plans once, checks bindings and
 // hands the plan to a backend.
-#include <thread>
+#include <cstdio>
 
 #include "core/backend.h"
+#include "core/backend_registry.h"
 #include "core/device_state.h"
+#include "core/op_registry.h"
 #include "core/plan.h"
 #include "core/validate.h"
-#include "cpu/cpu_backend.h"
-#include "cuda/cuda_backend.h"
 
 namespace eltwise {
 namespace internal {
@@ -63,50 +63,34 @@ inline bool BindingFits(const void* data, uint64_t size, uint64_t required, uint
            : " (DirectML requires 16-byte aligned buffers, or the guaranteed alignment)"));
 }
 
-const TensorDesc& InputOf(const OperatorDesc& desc) {
-  return std::visit([](const auto& d) -> const TensorDesc& { return d.input; }, desc);
-}
-const TensorDesc& OutputOf(const OperatorDesc& desc) {
-  return std::visit([](const auto& d) -> const TensorDesc& { return d.output; }, desc);
+// A device of `kind`: the feature level is checked here, the backend's own options by the
+// backend registered for `kind`.
+Expected<Device> OpenDevice(DeviceKind kind, FeatureLevel level, const DeviceOptions& options) {
+  if (Status s = CheckFeatureLevel(level); !s.ok()) return s;
+  for (const BackendEntry& entry : RegisteredBackends()) {
+    if (entry.kind != kind) continue;
+    Expected<std::shared_ptr<const Backend>> backend = entry.open(options);
+    if (!backend.ok()) return backend.status();
+    return internal::DeviceState::MakeDevice(
+        internal::DeviceState{kind, level, std::move(*backend)});
+  }
+  return Status(StatusCode::kUnsupported, "this eltwise build has no backend for this device");
 }
 
 }  // namespace
 
 Expected<Device> Device::Cpu(CpuOptions options) {
-  if (Status s = CheckFeatureLevel(options.feature_level); !s.ok()) return s;
-  if (options.threads < 0) {
-    return InvalidArgument("threads is " + std::to_string(options.threads) +
-                           "; it must be 0 (all hardware threads) or positive");
-  }
-  internal::DeviceState state;
-  state.kind = DeviceKind::kCpu;
-  state.feature_level = options.feature_level;
-  state.threads = options.threads != 0
-                      ? options.threads
-                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  state.description = "cpu (" + std::to_string(state.threads) + " threads)";
-  state.backend = &CpuBackend();
-  return internal::DeviceState::MakeDevice(std::move(state));
+  return OpenDevice(DeviceKind::kCpu, options.feature_level, options);
 }
 
 Expected<Device> Device::Cuda(CudaOptions options) {
-  if (Status s = CheckFeatureLevel(options.feature_level); !s.ok()) return s;
-  internal::DeviceState state;
-  state.kind = DeviceKind::kCuda;
-  state.feature_level = options.feature_level;
-  state.threads = 1;
-  state.cuda_ordinal = options.ordinal;
-  state.cuda_stream = options.stream;
-  Expected<const Backend*> backend = CudaBackend(options.ordinal, &state.description);
-  if (!backend.ok()) return backend.status();
-  state.backend = *backend;
-  return internal::DeviceState::MakeDevice(std::move(state));
+  return OpenDevice(DeviceKind::kCuda, options.feature_level, options);
 }
 
 DeviceKind Device::kind() const { return state_->kind; }
 FeatureLevel Device::feature_level() const { return state_->feature_level; }
-int Device::threads() const { return state_->threads; }
-std::string Device::description() const { return state_->description; }
+int Device::threads() const { return state_->backend->threads(); }
+std::string Device::description() const { return state_->backend->description(); }
 
 const OperatorDesc& CompiledOperator::desc() const { return state_->desc; }
 const Device& CompiledOperator::device() const { return state_->device; }
@@ -116,12 +100,9 @@ Expected<CompiledOperator> Compile(const Device& device, const OperatorDesc& des
   if (Status s = Validate(level, desc); !s.ok()) return s;
   const TensorDesc& input = InputOf(desc);
   const TensorDesc& output = OutputOf(desc);
-  const Function function = std::holds_alternative<SignDesc>(desc)
-                                ? SignFunction(std::get<SignDesc>(desc).nan)
-                                : RoundFunction(std::get<RoundDesc>(desc).mode, input.type);
   internal::CompiledState state{
       device, desc,
-      MakePlan(function, input, output, RequiredBindingAlignment(level, input),
+      MakePlan(FunctionOf(desc), input, output, RequiredBindingAlignment(level, input),
                RequiredBindingAlignment(level, output))};
   return internal::CompiledState::MakeCompiled(std::move(state));
 }
@@ -141,8 +122,7 @@ Status CompiledOperator::Execute(ConstBinding input, Binding output) const {
   }
   const auto* in = static_cast<const std::byte*>(input.data);
   auto* out = static_cast<std::byte*>(output.data);
-  const internal::DeviceState& device = state_->device.state();
-  return device.backend->Run(device, plan, in, out, Classify(plan, in, out));
+  return state_->device.state().backend->Run(plan, in, out, Classify(plan, in, out));
 }
 
 Status Execute(const Device& device, const OperatorDesc& desc, ConstBinding input, Binding output) {
@@ -186,31 +166,29 @@ Status Round(DataType type, uint64_t count, const void* input, void* output, Rou
 }
 
 Expected<void*> Allocate(const Device& device, uint64_t bytes) {
-  return device.state().backend->Allocate(device.state(), bytes);
+  return device.state().backend->Allocate(bytes);
 }
 
 void Free(const Device& device, void* pointer) {
-  if (pointer != nullptr) device.state().backend->Free(device.state(), pointer);
+  if (pointer != nullptr) device.state().backend->Free(pointer);
 }
 
 Status CopyToDevice(const Device& device, void* device_dst, const void* host_src, uint64_t bytes) {
-  return device.state().backend->Copy(device.state(), device_dst, host_src, bytes,
+  return device.state().backend->Copy(device_dst, host_src, bytes,
                                       Backend::CopyKind::kHostToDevice);
 }
 
 Status CopyToHost(const Device& device, void* host_dst, const void* device_src, uint64_t bytes) {
-  return device.state().backend->Copy(device.state(), host_dst, device_src, bytes,
+  return device.state().backend->Copy(host_dst, device_src, bytes,
                                       Backend::CopyKind::kDeviceToHost);
 }
 
 Status CopyOnDevice(const Device& device, void* device_dst, const void* device_src,
                     uint64_t bytes) {
-  return device.state().backend->Copy(device.state(), device_dst, device_src, bytes,
+  return device.state().backend->Copy(device_dst, device_src, bytes,
                                       Backend::CopyKind::kDeviceToDevice);
 }
 
-Status Synchronize(const Device& device) {
-  return device.state().backend->Synchronize(device.state());
-}
+Status Synchronize(const Device& device) { return device.state().backend->Synchronize(); }
 
 }  // namespace eltwise

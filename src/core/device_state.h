@@ -1,6 +1,8 @@
 // What a Device and a CompiledOperator hold.
 #pragma once
 
+#include <memory>
+
 #include "core/backend.h"
 #include "core/plan.h"
 #include "eltwise/device.h"
@@ -10,11 +12,8 @@ namespace eltwise::internal {
 struct DeviceState {
   DeviceKind kind = DeviceKind::kCpu;
   FeatureLevel feature_level = FeatureLevel::kExtended;
-  int threads = 1;
-  int cuda_ordinal = 0;
-  void* cuda_stream = nullptr;
-  std::string description;
-  const Backend* backend = nullptr;
+  // The opened device of its backend; it holds the backend-specific state (threads, GPU, stream).
+  std::shared_ptr<const Backend> backend;
 
   static Device MakeDevice(DeviceState state);
 };

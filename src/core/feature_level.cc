@@ -3,10 +3,12 @@
 // `eltwise info` prints.
 #include "eltwise/feature_level.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
 #include "core/levels.h"
+#include "core/op_registry.h"
 
 namespace eltwise {
 namespace {
@@ -83,10 +85,9 @@ bool IsKnownFeatureLevel(FeatureLevel level) {
   return false;
 }
 
-std::optional<FeatureLevel> MinimumLevel(Op op) {
-  return op == Op::kSign ? FeatureLevel::k2_0 : FeatureLevel::k2_1;
-}
+std::optional<FeatureLevel> MinimumLevel(Op op) { return Info(op).directml_since; }
 
+// Ranks are the same rule for every op: exactly 4 before DirectML 3.0, 1 to 8 from it.
 RankRange SupportedRanks(FeatureLevel level, Op op) {
   if (level == FeatureLevel::kExtended) return {0, kMaxRank};
   if (!AtLeast(level, *MinimumLevel(op))) return {1, 0};  // empty
@@ -97,22 +98,12 @@ RankRange SupportedRanks(FeatureLevel level, Op op) {
 bool SupportsType(FeatureLevel level, Op op, DataType type) {
   if (level == FeatureLevel::kExtended) return true;
   if (!AtLeast(level, *MinimumLevel(op))) return false;
-  if (type == DataType::kFloat32 || type == DataType::kFloat16) return true;
-  if (op == Op::kRound) return false;
-  switch (type) {
-    case DataType::kInt8:
-    case DataType::kInt16:
-    case DataType::kInt32:
-    case DataType::kUInt8:
-    case DataType::kUInt16:
-    case DataType::kUInt32:
-      return AtLeast(level, FeatureLevel::k2_1);
-    case DataType::kInt64:
-    case DataType::kUInt64:
-      return AtLeast(level, FeatureLevel::k4_1);
-    default:
-      return false;
+  for (const TypesSince& rule : Info(op).directml_types) {
+    if (std::find(rule.types.begin(), rule.types.end(), type) != rule.types.end()) {
+      return AtLeast(level, rule.level);
+    }
   }
+  return false;
 }
 
 bool Supports(FeatureLevel level, Op op, DataType type, int rank) {
@@ -121,10 +112,15 @@ bool Supports(FeatureLevel level, Op op, DataType type, int rank) {
          rank <= ranks.max;
 }
 
+bool SupportsOption(FeatureLevel level, Op op, int value) {
+  const OptionInfo& option = Info(op).option;
+  if (!IsKnownFeatureLevel(level) || !AtLeast(level, *MinimumLevel(op))) return false;
+  if (value < 0 || static_cast<size_t>(value) >= option.names.size()) return false;
+  return level == FeatureLevel::kExtended || value < option.directml_values;
+}
+
 bool Supports(FeatureLevel level, RoundingMode mode) {
-  if (!IsKnownFeatureLevel(level) || !AtLeast(level, *MinimumLevel(Op::kRound))) return false;
-  if (static_cast<int>(mode) >= kRoundingModeCount) return false;
-  return level == FeatureLevel::kExtended || static_cast<int>(mode) <= 2;
+  return SupportsOption(level, Op::kRound, static_cast<int>(mode));
 }
 
 std::optional<FeatureLevel> HighestSupported(std::span<const FeatureLevel> requested) {

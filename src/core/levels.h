@@ -17,5 +17,7 @@ bool IsKnownFeatureLevel(FeatureLevel level);
 std::optional<FeatureLevel> MinimumLevel(Op op);
 RankRange SupportedRanks(FeatureLevel level, Op op);
 bool SupportsType(FeatureLevel level, Op op, DataType type);
+// Whether option value `value` of `op` (e.g. a RoundingMode) exists at `level`.
+bool SupportsOption(FeatureLevel level, Op op, int value);
 
 }  // namespace eltwise

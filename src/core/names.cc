@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/function.h"
+#include "core/op_registry.h"
 #include "eltwise/device.h"
 #include "eltwise/feature_level.h"
 #include "eltwise/operators.h"
@@ -91,43 +92,53 @@ std::string Status::ToString() const {
   return std::string(Name(code_)) + ": " + message_;
 }
 
-std::string_view Name(Op op) { return op == Op::kSign ? "sign" : "round"; }
-
-std::string_view Name(NanPolicy nan) { return nan == NanPolicy::kZero ? "zero" : "propagate"; }
-
 namespace {
-constexpr std::array<std::string_view, kRoundingModeCount> kModeNames = {
-    "halves_to_nearest_even", "toward_zero", "toward_infinity", "down", "up"};
+
+// The name of option value `value` of `op`, "invalid" when out of range.
+std::string_view OptionName(Op op, int value) {
+  const std::span<const std::string_view> names = Info(op).option.names;
+  return value >= 0 && static_cast<size_t>(value) < names.size() ? names[value] : "invalid";
 }
 
-std::string_view Name(RoundingMode mode) {
-  const auto i = static_cast<size_t>(mode);
-  return i < kModeNames.size() ? kModeNames[i] : "invalid";
-}
-
-std::optional<Op> ParseOp(std::string_view name) {
-  if (name == "sign") return Op::kSign;
-  if (name == "round") return Op::kRound;
-  return std::nullopt;
-}
-
-std::optional<NanPolicy> ParseNanPolicy(std::string_view name) {
-  if (name == "zero") return NanPolicy::kZero;
-  if (name == "propagate") return NanPolicy::kPropagate;
-  return std::nullopt;
-}
-
-std::optional<RoundingMode> ParseRoundingMode(std::string_view name) {
-  for (size_t i = 0; i < kModeNames.size(); ++i) {
-    if (name == kModeNames[i]) return static_cast<RoundingMode>(i);
+std::optional<int> ParseOption(Op op, std::string_view name) {
+  const std::span<const std::string_view> names = Info(op).option.names;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (name == names[i]) return static_cast<int>(i);
   }
   return std::nullopt;
 }
 
+}  // namespace
+
+std::string_view Name(Op op) { return static_cast<int>(op) < kOpCount ? Info(op).name : "invalid"; }
+
+std::string_view Name(NanPolicy nan) { return OptionName(Op::kSign, static_cast<int>(nan)); }
+
+std::string_view Name(RoundingMode mode) { return OptionName(Op::kRound, static_cast<int>(mode)); }
+
+std::optional<Op> ParseOp(std::string_view name) {
+  for (const OpInfo& info : AllOps()) {
+    if (name == info.name) return info.op;
+  }
+  return std::nullopt;
+}
+
+std::optional<NanPolicy> ParseNanPolicy(std::string_view name) {
+  const std::optional<int> value = ParseOption(Op::kSign, name);
+  if (!value) return std::nullopt;
+  return static_cast<NanPolicy>(*value);
+}
+
+std::optional<RoundingMode> ParseRoundingMode(std::string_view name) {
+  const std::optional<int> value = ParseOption(Op::kRound, name);
+  if (!value) return std::nullopt;
+  return static_cast<RoundingMode>(*value);
+}
+
 std::string_view Name(Function f) {
   switch (f) {
-#define ELTWISE_FUNCTION_NAME(e, F) \
-  case Function::e:                 \
+#define ELTWISE_FUNCTION_NAME(e, ...) \
+  case Function::e:                   \
     return #e + 1;
     ELTWISE_FOR_EACH_FUNCTION(ELTWISE_FUNCTION_NAME)
 #undef ELTWISE_FUNCTION_NAME
@@ -136,45 +147,15 @@ std::string_view Name(Function f) {
 }
 
 Function SignFunction(NanPolicy nan) {
-  return nan == NanPolicy::kZero ? Function::kSignNanZero : Function::kSignNanPropagate;
+  return FunctionFor(Op::kSign, static_cast<int>(nan), DataType::kFloat32);
 }
 
 Function RoundFunction(RoundingMode mode, DataType type) {
-  if (!IsFloatingPoint(type)) return Function::kCopy;
-  switch (mode) {
-    case RoundingMode::kHalvesToNearestEven:
-      return Function::kRoundHalvesToNearestEven;
-    case RoundingMode::kTowardZero:
-      return Function::kRoundTowardZero;
-    case RoundingMode::kTowardInfinity:
-      return Function::kRoundTowardInfinity;
-    case RoundingMode::kDown:
-      return Function::kRoundDown;
-    case RoundingMode::kUp:
-      return Function::kRoundUp;
-  }
-  return Function::kCopy;
+  return FunctionFor(Op::kRound, static_cast<int>(mode), type);
 }
 
 OperatorDesc DescribeFunction(Function f, const TensorDesc& input, const TensorDesc& output) {
-  switch (f) {
-    case Function::kSignNanZero:
-      return SignDesc{input, output, NanPolicy::kZero};
-    case Function::kSignNanPropagate:
-      return SignDesc{input, output, NanPolicy::kPropagate};
-    case Function::kRoundTowardZero:
-      return RoundDesc{input, output, RoundingMode::kTowardZero};
-    case Function::kRoundTowardInfinity:
-      return RoundDesc{input, output, RoundingMode::kTowardInfinity};
-    case Function::kRoundDown:
-      return RoundDesc{input, output, RoundingMode::kDown};
-    case Function::kRoundUp:
-      return RoundDesc{input, output, RoundingMode::kUp};
-    case Function::kRoundHalvesToNearestEven:
-    case Function::kCopy:
-      break;
-  }
-  return RoundDesc{input, output, RoundingMode::kHalvesToNearestEven};
+  return MakeDesc(OpOfFunction(f), OptionOfFunction(f), input, output);
 }
 
 std::string_view Version() { return ELTWISE_VERSION; }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/levels.h"
+#include "core/op_registry.h"
 #include "eltwise/device.h"
 
 namespace eltwise {
@@ -24,7 +25,7 @@ std::string LevelText(FeatureLevel level) {
                                           : "feature level " + std::string(Name(level));
 }
 
-std::string OpText(Op op) { return op == Op::kSign ? "Sign" : "Round"; }
+std::string OpText(Op op) { return std::string(Info(op).title); }
 
 std::string TypeList(FeatureLevel level, Op op) {
   std::string list;
@@ -218,25 +219,17 @@ Status ValidateLevelHasOp(FeatureLevel level, Op op) {
   return Status::Ok();
 }
 
-}  // namespace
-
-uint32_t RequiredBindingAlignment(FeatureLevel level, const TensorDesc& tensor) {
-  const uint32_t guaranteed = tensor.guaranteed_base_offset_alignment;
-  if (level == FeatureLevel::kExtended) return guaranteed == 0 ? 1 : guaranteed;
-  return std::max(kDirectMLBindingAlignment, guaranteed);
+// The checks of each op's options: one overload per description type, chosen by std::visit (an
+// op without one does not compile).
+Status ValidateOptions(FeatureLevel /*level*/, const SignDesc& sign) {
+  if (sign.nan != NanPolicy::kZero && sign.nan != NanPolicy::kPropagate) {
+    return InvalidArgument("nan is " + std::to_string(static_cast<int>(sign.nan)) +
+                           "; it must be zero (0) or propagate (1)");
+  }
+  return Status::Ok();
 }
 
-Status Validate(FeatureLevel level, const OperatorDesc& desc) {
-  if (const auto* sign = std::get_if<SignDesc>(&desc)) {
-    if (Status s = ValidateLevelHasOp(level, Op::kSign); !s.ok()) return s;
-    if (sign->nan != NanPolicy::kZero && sign->nan != NanPolicy::kPropagate) {
-      return InvalidArgument("nan is " + std::to_string(static_cast<int>(sign->nan)) +
-                             "; it must be zero (0) or propagate (1)");
-    }
-    return ValidateOperands(level, Op::kSign, sign->input, sign->output);
-  }
-  const auto& round = std::get<RoundDesc>(desc);
-  if (Status s = ValidateLevelHasOp(level, Op::kRound); !s.ok()) return s;
+Status ValidateOptions(FeatureLevel level, const RoundDesc& round) {
   const int mode = static_cast<int>(round.mode);
   if (mode >= kRoundingModeCount) {
     return InvalidArgument("mode is " + std::to_string(mode) +
@@ -248,7 +241,25 @@ Status Validate(FeatureLevel level, const OperatorDesc& desc) {
                            std::to_string(mode) + "); " + LevelText(level) +
                            " accepts DML_ROUNDING_MODE 0-2 only (down and up are extended)");
   }
-  return ValidateOperands(level, Op::kRound, round.input, round.output);
+  return Status::Ok();
+}
+
+}  // namespace
+
+uint32_t RequiredBindingAlignment(FeatureLevel level, const TensorDesc& tensor) {
+  const uint32_t guaranteed = tensor.guaranteed_base_offset_alignment;
+  if (level == FeatureLevel::kExtended) return guaranteed == 0 ? 1 : guaranteed;
+  return std::max(kDirectMLBindingAlignment, guaranteed);
+}
+
+Status Validate(FeatureLevel level, const OperatorDesc& desc) {
+  const Op op = OpOf(desc);
+  if (Status s = ValidateLevelHasOp(level, op); !s.ok()) return s;
+  if (Status s = std::visit([level](const auto& d) { return ValidateOptions(level, d); }, desc);
+      !s.ok()) {
+    return s;
+  }
+  return ValidateOperands(level, op, InputOf(desc), OutputOf(desc));
 }
 
 }  // namespace eltwise

@@ -21,7 +21,6 @@
 #include <new>
 #include <string>
 
-#include "core/device_state.h"
 #include "cpu/thread_pool.h"
 
 namespace eltwise {
@@ -459,8 +458,10 @@ void RunPlan(const KernelTable& table, const Plan& plan, const std::byte* input,
 
 class Cpu final : public Backend {
  public:
-  Status Run(const internal::DeviceState& device, const Plan& plan, const std::byte* input,
-             std::byte* output, Aliasing aliasing) const override {
+  explicit Cpu(int threads) : threads_(threads) {}
+
+  Status Run(const Plan& plan, const std::byte* input, std::byte* output,
+             Aliasing aliasing) const override {
     const KernelTable& table = BestKernelTable();
     if (aliasing == Aliasing::kPartial) {
       if (plan.layout == Layout::kContiguous) {
@@ -475,14 +476,14 @@ class Cpu final : public Backend {
                                                     "-byte copy of the input failed");
       }
       std::memcpy(copy.get(), input, plan.input_span);
-      RunPlan(table, plan, copy.get(), output, device.threads);
+      RunPlan(table, plan, copy.get(), output, threads_);
       return Status::Ok();
     }
-    RunPlan(table, plan, input, output, device.threads);
+    RunPlan(table, plan, input, output, threads_);
     return Status::Ok();
   }
 
-  Expected<void*> Allocate(const internal::DeviceState& /*device*/, uint64_t bytes) const override {
+  Expected<void*> Allocate(uint64_t bytes) const override {
     void* p = ::operator new (std::max<uint64_t>(bytes, 1), std::align_val_t{64}, std::nothrow);
     if (p == nullptr) {
       return Status(StatusCode::kOutOfMemory,
@@ -490,17 +491,22 @@ class Cpu final : public Backend {
     }
     return p;
   }
-  void Free(const internal::DeviceState& /*device*/, void* pointer) const override {
+  void Free(void* pointer) const override {
     ::operator delete (pointer, std::align_val_t{64}, std::nothrow);
   }
-  Status Copy(const internal::DeviceState& /*device*/, void* dst, const void* src, uint64_t bytes,
-              CopyKind /*kind*/) const override {
+  Status Copy(void* dst, const void* src, uint64_t bytes, CopyKind /*kind*/) const override {
     if (bytes != 0) std::memmove(dst, src, bytes);
     return Status::Ok();
   }
-  Status Synchronize(const internal::DeviceState& /*device*/) const override {
-    return Status::Ok();
+  Status Synchronize() const override { return Status::Ok(); }
+
+  std::string description() const override {
+    return "cpu (" + std::to_string(threads_) + " threads)";
   }
+  int threads() const override { return threads_; }
+
+ private:
+  int threads_;
 };
 
 }  // namespace
@@ -515,9 +521,8 @@ void RunPlanWithTable(const KernelTable& table, const Plan& plan, const std::byt
   RunPlan(table, plan, input, output, threads);
 }
 
-const Backend& CpuBackend() {
-  static const Backend& backend = *new Cpu();  // never destroyed: usable from static destructors
-  return backend;
+std::shared_ptr<const Backend> MakeCpuBackend(int threads) {
+  return std::make_shared<const Cpu>(threads);
 }
 
 }  // namespace eltwise

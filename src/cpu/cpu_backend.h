@@ -1,12 +1,20 @@
 // The CPU backend: runs plans with the best kernel table for this CPU.
 #pragma once
 
+#include <memory>
+
 #include "core/backend.h"
+#include "core/backend_registry.h"
 #include "cpu/kernels.h"
 
 namespace eltwise {
 
-const Backend& CpuBackend();
+// The CPU backend's entry in the backend registry (cpu_device.cc): Device::Cpu's options
+// (threads) and the CPU part of GetSystemInfo.
+BackendEntry CpuBackendEntry();
+
+// A CPU device running plans on up to `threads` (>= 1) threads.
+std::shared_ptr<const Backend> MakeCpuBackend(int threads);
 
 // Runs `plan` with `table` on the calling thread. Exposed for tests that pin a table.
 void RunPlanWithTable(const KernelTable& table, const Plan& plan, const std::byte* input,

@@ -19,7 +19,6 @@
 #include <mutex>
 #include <string>
 
-#include "core/device_state.h"
 #include "cuda/kernels.h"
 #include "cuda/launch.h"
 
@@ -71,16 +70,24 @@ const cuda::LaunchTable& Kernels() {
   return table;
 }
 
-cudaStream_t StreamOf(const internal::DeviceState& device) {
-  return static_cast<cudaStream_t>(device.cuda_stream);
-}
+// One GPU's capabilities, probed once per process.
+struct Gpu {
+  int ordinal;
+  bool memory_pools;
+  std::string description;
+};
 
+// A device: one GPU and the stream it launches on.
 class Cuda final : public Backend {
  public:
-  Cuda(int ordinal, bool memory_pools) : ordinal_(ordinal), memory_pools_(memory_pools) {}
+  Cuda(const Gpu& gpu, cudaStream_t stream)
+      : ordinal_(gpu.ordinal),
+        memory_pools_(gpu.memory_pools),
+        description_(gpu.description),
+        stream_(stream) {}
 
-  Status Run(const internal::DeviceState& device, const Plan& plan, const std::byte* input,
-             std::byte* output, Aliasing aliasing) const override {
+  Status Run(const Plan& plan, const std::byte* input, std::byte* output,
+             Aliasing aliasing) const override {
     const cuda::LaunchFunction launch_function = Kernels().Get(plan.function, plan.type);
     if (launch_function == nullptr) {
       return Status(StatusCode::kInternal, "no CUDA kernel for " +
@@ -90,7 +97,7 @@ class Cuda final : public Backend {
     CurrentDevice current(ordinal_);
     if (current.error() != cudaSuccess)
       return CudaFailure(current.error(), "cudaSetDevice", ordinal_);
-    const cudaStream_t stream = StreamOf(device);
+    const cudaStream_t stream = stream_;
 
     // See Note [partial overlap on the GPU].
     void* copy = nullptr;
@@ -132,7 +139,7 @@ class Cuda final : public Backend {
     return status;
   }
 
-  Expected<void*> Allocate(const internal::DeviceState& /*device*/, uint64_t bytes) const override {
+  Expected<void*> Allocate(uint64_t bytes) const override {
     CurrentDevice current(ordinal_);
     if (current.error() != cudaSuccess)
       return CudaFailure(current.error(), "cudaSetDevice", ordinal_);
@@ -144,13 +151,12 @@ class Cuda final : public Backend {
     return p;
   }
 
-  void Free(const internal::DeviceState& /*device*/, void* pointer) const override {
+  void Free(void* pointer) const override {
     CurrentDevice current(ordinal_);
     cudaFree(pointer);  // waits for work on the device, so pending kernels finish first
   }
 
-  Status Copy(const internal::DeviceState& device, void* dst, const void* src, uint64_t bytes,
-              CopyKind kind) const override {
+  Status Copy(void* dst, const void* src, uint64_t bytes, CopyKind kind) const override {
     if (bytes == 0) return Status::Ok();
     CurrentDevice current(ordinal_);
     if (current.error() != cudaSuccess)
@@ -158,22 +164,24 @@ class Cuda final : public Backend {
     const cudaMemcpyKind cuda_kind = kind == CopyKind::kHostToDevice   ? cudaMemcpyHostToDevice
                                      : kind == CopyKind::kDeviceToHost ? cudaMemcpyDeviceToHost
                                                                        : cudaMemcpyDeviceToDevice;
-    if (const cudaError_t error = cudaMemcpyAsync(dst, src, bytes, cuda_kind, StreamOf(device));
+    if (const cudaError_t error = cudaMemcpyAsync(dst, src, bytes, cuda_kind, stream_);
         error != cudaSuccess) {
       return CudaFailure(error, "cudaMemcpyAsync of " + std::to_string(bytes) + " bytes", ordinal_);
     }
     return Status::Ok();
   }
 
-  Status Synchronize(const internal::DeviceState& device) const override {
+  Status Synchronize() const override {
     CurrentDevice current(ordinal_);
     if (current.error() != cudaSuccess)
       return CudaFailure(current.error(), "cudaSetDevice", ordinal_);
-    if (const cudaError_t error = cudaStreamSynchronize(StreamOf(device)); error != cudaSuccess) {
+    if (const cudaError_t error = cudaStreamSynchronize(stream_); error != cudaSuccess) {
       return CudaFailure(error, "cudaStreamSynchronize", ordinal_);
     }
     return Status::Ok();
   }
+
+  std::string description() const override { return description_; }
 
  private:
   Status Release(void* copy, cudaStream_t stream) const {
@@ -191,6 +199,8 @@ class Cuda final : public Backend {
 
   int ordinal_;
   bool memory_pools_;
+  std::string description_;
+  cudaStream_t stream_;
 };
 
 // The GPUs this process sees, or why there are none.
@@ -212,11 +222,11 @@ std::string Describe(int ordinal, const cudaDeviceProp& p) {
          std::to_string(p.minor) + ", " + std::to_string(p.multiProcessorCount) + " SMs, " + memory;
 }
 
-}  // namespace
-
-Expected<const Backend*> CudaBackend(int ordinal, std::string* description) {
+// GPU `ordinal`, probed once (its kernel image checked, its memory pools queried), or why it
+// cannot be used.
+Expected<const Gpu*> OpenGpu(int ordinal) {
   static std::mutex mutex;
-  static std::array<std::unique_ptr<Cuda>, 64> backends;
+  static std::array<std::unique_ptr<Gpu>, 64> gpus;
   Expected<int> count = DeviceCount();
   if (!count.ok()) return count.status();
   if (ordinal < 0 || ordinal >= *count) {
@@ -224,8 +234,8 @@ Expected<const Backend*> CudaBackend(int ordinal, std::string* description) {
                            std::to_string(*count) + " CUDA GPU(s), ordinals 0 to " +
                            std::to_string(*count - 1));
   }
-  if (ordinal >= static_cast<int>(backends.size())) {
-    return Unsupported("CUDA GPU ordinals above " + std::to_string(backends.size() - 1) +
+  if (ordinal >= static_cast<int>(gpus.size())) {
+    return Unsupported("CUDA GPU ordinals above " + std::to_string(gpus.size() - 1) +
                        " are not supported");
   }
   cudaDeviceProp properties;
@@ -233,10 +243,9 @@ Expected<const Backend*> CudaBackend(int ordinal, std::string* description) {
       error != cudaSuccess) {
     return CudaFailure(error, "cudaGetDeviceProperties", ordinal);
   }
-  if (description != nullptr) *description = "cuda " + Describe(ordinal, properties);
 
   std::lock_guard<std::mutex> lock(mutex);
-  if (backends[ordinal] == nullptr) {
+  if (gpus[ordinal] == nullptr) {
     CurrentDevice current(ordinal);
     if (current.error() != cudaSuccess)
       return CudaFailure(current.error(), "cudaSetDevice", ordinal);
@@ -252,10 +261,28 @@ Expected<const Backend*> CudaBackend(int ordinal, std::string* description) {
       cudaGetLastError();
       pools = 0;
     }
-    backends[ordinal] = std::make_unique<Cuda>(ordinal, pools != 0);
+    gpus[ordinal] =
+        std::make_unique<Gpu>(Gpu{ordinal, pools != 0, "cuda " + Describe(ordinal, properties)});
   }
-  return static_cast<const Backend*>(backends[ordinal].get());
+  return static_cast<const Gpu*>(gpus[ordinal].get());
 }
+
+Expected<std::shared_ptr<const Backend>> OpenCuda(const DeviceOptions& device_options) {
+  const CudaOptions& options = std::get<CudaOptions>(device_options);
+  Expected<const Gpu*> gpu = OpenGpu(options.ordinal);
+  if (!gpu.ok()) return gpu.status();
+  return std::shared_ptr<const Backend>(
+      std::make_shared<const Cuda>(**gpu, static_cast<cudaStream_t>(options.stream)));
+}
+
+void DescribeCuda(SystemInfo& info) {
+  info.cuda_backend_built = true;
+  info.cuda_devices = CudaDeviceNames();
+}
+
+}  // namespace
+
+BackendEntry CudaBackendEntry() { return {DeviceKind::kCuda, &OpenCuda, &DescribeCuda}; }
 
 bool CudaBackendBuilt() { return true; }
 

@@ -1,20 +1,16 @@
-// The CUDA backend's entry point. In a build without CUDA it reports kUnsupported.
+// The CUDA backend's entry point. In a build without CUDA its entry reports kUnsupported.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
-#include "eltwise/status.h"
+#include "core/backend_registry.h"
 
 namespace eltwise {
 
-// The backend for GPU `ordinal`, or why there is none; fills `description` with the GPU's name.
-Expected<const Backend*> CudaBackend(int ordinal, std::string* description);
-
-}  // namespace eltwise
-
-namespace eltwise {
+// The CUDA backend's entry in the backend registry: Device::Cuda's options (ordinal, stream) and
+// the GPU part of GetSystemInfo.
+BackendEntry CudaBackendEntry();
 
 // Whether this build contains the CUDA backend, and the GPUs it sees (empty if none).
 bool CudaBackendBuilt();

@@ -2,14 +2,20 @@
 #include "cuda/cuda_backend.h"
 
 namespace eltwise {
+namespace {
 
-Expected<const Backend*> CudaBackend(int /*ordinal*/, std::string* /*description*/) {
+Expected<std::shared_ptr<const Backend>> OpenCuda(const DeviceOptions& /*options*/) {
   return Unsupported("this eltwise build has no CUDA backend (nvcc was not found at build time)");
 }
 
-}  // namespace eltwise
+void DescribeCuda(SystemInfo& info) {
+  info.cuda_backend_built = false;
+  info.cuda_devices = {};
+}
 
-namespace eltwise {
+}  // namespace
+
+BackendEntry CudaBackendEntry() { return {DeviceKind::kCuda, &OpenCuda, &DescribeCuda}; }
 
 bool CudaBackendBuilt() { return false; }
 std::vector<std::string> CudaDeviceNames() { return {}; }

@@ -40,7 +40,7 @@ requires(!kIsFloat<T>) struct Canonical<SignFunctor<NanPolicy::kPropagate>, T> {
 
 template <Function f>
 struct FunctorOf;
-#define ELTWISE_CUDA_FUNCTOR_OF(e, F) \
+#define ELTWISE_CUDA_FUNCTOR_OF(e, F, ...) \
   template <>                         \
   struct FunctorOf<Function::e> {     \
     using type = F;                   \

@@ -8,11 +8,14 @@
 #include <map>
 #include <queue>
 #include <set>
+#include <span>
 #include <unordered_map>
 
+#include "core/op_registry.h"
 #include "eltwise/device.h"
 #include "eltwise/operators.h"
 #include "onnx/internal.h"
+#include "staging/staging.h"
 
 namespace eltwise::onnx_frontend {
 
@@ -26,44 +29,55 @@ std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 
 bool IsOnnxDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
-// One operator version: the types its type constraint allows.
-struct OpVersion {
-  const char* op;
-  int since_version;
-  std::vector<DataType> types;
-};
-
-const std::vector<OpVersion>& OpVersions() {
-  using D = DataType;
-  static const std::vector<OpVersion> versions = {
-      {"Sign",
-       9,
-       {D::kUInt8, D::kUInt16, D::kUInt32, D::kUInt64, D::kInt8, D::kInt16, D::kInt32, D::kInt64,
-        D::kFloat16, D::kFloat32, D::kFloat64}},
-      {"Sign",
-       13,
-       {D::kUInt8, D::kUInt16, D::kUInt32, D::kUInt64, D::kInt8, D::kInt16, D::kInt32, D::kInt64,
-        D::kFloat16, D::kFloat32, D::kFloat64, D::kBFloat16}},
-      {"Round", 11, {D::kFloat16, D::kFloat32, D::kFloat64}},
-      {"Round", 22, {D::kFloat16, D::kFloat32, D::kFloat64, D::kBFloat16}},
-  };
-  return versions;
-}
-
-// The version of `op` that ai.onnx opset `opset` selects (the highest since_version <= opset),
-// or nullptr when the op is unknown or newer than the opset.
-const OpVersion* ResolveOp(const std::string& op, int opset) {
-  const OpVersion* best = nullptr;
-  for (const OpVersion& v : OpVersions()) {
-    if (op == v.op && v.since_version <= opset) best = &v;
+// The version of `op` (an ONNX op_type) that ai.onnx opset `opset` selects (the highest
+// since_version <= opset), or nullptr when the op is unknown or newer than the opset.
+const OnnxVersion* ResolveOp(const std::string& op, int opset) {
+  const OpInfo* info = FindOpByTitle(op);
+  if (info == nullptr) return nullptr;
+  const OnnxVersion* best = nullptr;
+  for (const OnnxVersion& v : info->onnx_versions) {
+    if (v.since_version <= opset) best = &v;
   }
   return best;
 }
 
-std::string TypeList(const std::vector<DataType>& types) {
+// The first later version of `op` that accepts `type`, or nullptr.
+const OnnxVersion* VersionAdding(const OpInfo& op, int after, DataType type) {
+  for (const OnnxVersion& v : op.onnx_versions) {
+    if (v.since_version > after &&
+        std::find(v.types.begin(), v.types.end(), type) != v.types.end()) {
+      return &v;
+    }
+  }
+  return nullptr;
+}
+
+std::string TypeList(std::span<const DataType> types) {
   std::string s;
   for (DataType t : types) s += (s.empty() ? "" : ", ") + OnnxDataTypeName(OnnxDataType(t));
   return s;
+}
+
+// "A, B and C" of every op, each written by `text`.
+template <class Text>
+std::string OpList(Text text) {
+  std::string s;
+  const std::span<const OpInfo> ops = AllOps();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    s += (i == 0 ? "" : i + 1 == ops.size() ? " and " : ", ") + text(ops[i]);
+  }
+  return s;
+}
+
+// "Sign (opsets 9, 13) and Round (opsets 11, 22)".
+std::string OpsWithOpsets() {
+  return OpList([](const OpInfo& op) {
+    std::string opsets;
+    for (const OnnxVersion& v : op.onnx_versions) {
+      opsets += (opsets.empty() ? "" : ", ") + std::to_string(v.since_version);
+    }
+    return std::string(op.title) + " (opsets " + opsets + ")";
+  });
 }
 
 std::string OneLine(std::string s) {
@@ -316,16 +330,17 @@ Expected<std::shared_ptr<Model::Impl>> Model::Impl::Build(const ::onnx::ModelPro
                 " (" + node.op_type() + ")";
     const std::string& label = labels[i];
     if (!IsOnnxDomain(node.domain())) {
-      return InvalidArgument(label + ": domain " + Quoted(node.domain()) +
-                             " is not supported; eltwise runs ai.onnx Sign and Round only");
+      return InvalidArgument(
+          label + ": domain " + Quoted(node.domain()) + " is not supported; eltwise runs ai.onnx " +
+          OpList([](const OpInfo& op) { return std::string(op.title); }) + " only");
     }
-    if (node.op_type() != "Sign" && node.op_type() != "Round") {
+    const OpInfo* op = FindOpByTitle(node.op_type());
+    if (op == nullptr) {
       return InvalidArgument(label + ": operator " + Quoted(node.op_type()) +
-                             " is not supported; eltwise runs Sign (opsets 9, 13) and Round "
-                             "(opsets 11, 22) only");
+                             " is not supported; eltwise runs " + OpsWithOpsets() + " only");
     }
     if (!ResolveOp(node.op_type(), impl->opset)) {
-      const int first = node.op_type() == "Sign" ? 9 : 11;
+      const int first = op->onnx_versions.front().since_version;
       return InvalidArgument(label + ": " + node.op_type() + " needs ai.onnx opset " +
                              std::to_string(first) + " or later; the model imports opset " +
                              std::to_string(impl->opset));
@@ -465,13 +480,14 @@ Expected<std::shared_ptr<Model::Impl>> Model::Impl::Build(const ::onnx::ModelPro
   for (int i : order) {
     const auto& node = graph.node(i);
     const Value& in = impl->values.at(node.input(0));
-    const OpVersion* version = ResolveOp(node.op_type(), impl->opset);
+    const OnnxVersion* version = ResolveOp(node.op_type(), impl->opset);
     if (std::find(version->types.begin(), version->types.end(), in.type) == version->types.end()) {
       std::string hint;
-      if (in.type == DataType::kBFloat16 && version->since_version == 9) {
-        hint = " (Sign-13, from opset 13, adds BFLOAT16)";
-      } else if (in.type == DataType::kBFloat16 && version->since_version == 11) {
-        hint = " (Round-22, from opset 22, adds BFLOAT16)";
+      if (const OnnxVersion* later =
+              VersionAdding(*FindOpByTitle(node.op_type()), version->since_version, in.type)) {
+        const std::string v = std::to_string(later->since_version);
+        hint = " (" + node.op_type() + "-" + v + ", from opset " + v + ", adds " +
+               OnnxDataTypeName(OnnxDataType(in.type)) + ")";
       }
       return InvalidArgument(labels[i] + ": input " + Quoted(node.input(0)) + " is " +
                              OnnxDataTypeName(OnnxDataType(in.type)) + ", which " + node.op_type() +
@@ -576,28 +592,6 @@ int Model::opset() const { return impl_->opset; }
 
 namespace {
 
-// Device buffers freed when the run ends, whatever the outcome.
-class DeviceBuffers {
- public:
-  explicit DeviceBuffers(const Device& device) : device_(device) {}
-  DeviceBuffers(const DeviceBuffers&) = delete;
-  DeviceBuffers& operator=(const DeviceBuffers&) = delete;
-  ~DeviceBuffers() {
-    // Let queued work finish before its memory is released (a no-op on the CPU).
-    if (!buffers_.empty()) (void)Synchronize(device_);
-    for (void* p : buffers_) Free(device_, p);
-  }
-  Expected<void*> Allocate(uint64_t bytes) {
-    Expected<void*> p = eltwise::Allocate(device_, bytes);
-    if (p.ok()) buffers_.push_back(*p);
-    return p;
-  }
-
- private:
-  Device device_;
-  std::vector<void*> buffers_;
-};
-
 // A value on the device.
 struct DeviceValue {
   void* data = nullptr;
@@ -605,11 +599,6 @@ struct DeviceValue {
   DataType type = DataType::kFloat32;
   std::vector<uint64_t> shape;
 };
-
-// Compatible with every feature level's TotalTensorSizeInBytes rule for a packed tensor.
-uint64_t BufferBytes(DataType type, const std::vector<uint64_t>& shape) {
-  return CalcBufferTensorSize(type, shape, std::nullopt).value_or(0);
-}
 
 Status CheckAgainstDeclared(const ValueInfo& info, const HostTensor& t, const std::string& what,
                             std::map<std::string, uint64_t>* params) {
@@ -691,18 +680,16 @@ Expected<std::vector<NamedTensor>> Model::Run(const Device& device,
     }
   }
 
-  DeviceBuffers buffers(device);
+  staging::DeviceBuffers buffers(device);
   std::unordered_map<std::string, DeviceValue> on_device;
   // Copies a host value (graph input or initializer) to the device once.
   auto stage = [&](const std::string& name) -> Expected<const DeviceValue*> {
     if (auto it = on_device.find(name); it != on_device.end()) return &it->second;
     const HostTensor& t = *host.at(name);
-    DeviceValue v{nullptr, std::max<uint64_t>(BufferBytes(t.type, t.shape), t.data.size()), t.type,
-                  t.shape};
-    Expected<void*> p = buffers.Allocate(v.buffer_bytes);
+    DeviceValue v{nullptr, staging::PackedBufferBytes(t.type, t.shape), t.type, t.shape};
+    Expected<void*> p = buffers.Upload(t.data, v.buffer_bytes);
     if (!p.ok()) return p.status();
     v.data = *p;
-    if (Status s = CopyToDevice(device, v.data, t.data.data(), t.data.size()); !s.ok()) return s;
     return &on_device.emplace(name, std::move(v)).first->second;
   };
 
@@ -726,12 +713,9 @@ Expected<std::vector<NamedTensor>> Model::Run(const Device& device,
     desc.type = in->type;
     desc.sizes = in->shape;
     desc.total_tensor_size_in_bytes = in->buffer_bytes;
-    OperatorDesc op;
-    if (node.op_type == "Sign") {
-      op = SignDesc{desc, desc, NanPolicy::kPropagate};  // ONNX reference: np.sign
-    } else {
-      op = RoundDesc{desc, desc, RoundingMode::kHalvesToNearestEven};
-    }
+    // The option ONNX's definition of the op means (Sign: NaN propagates, like np.sign).
+    const OpInfo& info = *FindOpByTitle(node.op_type);
+    const OperatorDesc op = MakeDesc(info.op, info.onnx_option, desc, desc);
     Status s = Execute(device, op, ConstBinding{in->data, in->buffer_bytes},
                        Binding{out.data, out.buffer_bytes});
     if (!s.ok()) return Status(s.code(), label + ": " + s.message());

@@ -2,7 +2,7 @@
 // function and type) and are what the SIMD kernels are compared against.
 #include <cstring>
 
-#include "cpu/kernels.h"
+#include "kernels/kernel_table.h"
 #include "ref/functors.h"
 
 namespace eltwise {
@@ -41,7 +41,7 @@ KernelTable MakeReferenceTable() {
 #define ELTWISE_REF_TYPE(e, T, name)                                                  \
   table.contiguous[f][static_cast<size_t>(DataType::e)] = &ReferenceContiguous<F, T>; \
   table.strided[f][static_cast<size_t>(DataType::e)] = &ReferenceStrided<F, T>;
-#define ELTWISE_REF_FUNCTION(fe, Functor)               \
+#define ELTWISE_REF_FUNCTION(fe, Functor, ...)          \
   {                                                     \
     using F = Functor;                                  \
     const size_t f = static_cast<size_t>(Function::fe); \

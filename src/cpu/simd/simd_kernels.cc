@@ -27,6 +27,27 @@
 #include "cpu/kernels.h"
 #include "ref/functors.h"
 
+#ifndef ELTWISE_SIMD_TARGET_TABLES
+#define ELTWISE_SIMD_TARGET_TABLES
+namespace eltwise {
+// Every compiled target's table, registered by that target's pass of this file (below) with its
+// HWY_TARGET bit: Highway's public API only, so that testing each target does not depend on how a
+// Highway version lays out its dispatch tables.
+struct TargetTable {
+  int64_t target;
+  const KernelTable* (*get)();
+};
+std::vector<TargetTable>& TargetTables() {
+  static std::vector<TargetTable> tables;  // function-local: complete before any registration
+  return tables;
+}
+bool RegisterTargetTable(int64_t target, const KernelTable* (*get)()) {
+  TargetTables().push_back({target, get});
+  return true;
+}
+}  // namespace eltwise
+#endif
+
 // Every target the compiler can generate, including HWY_SCALAR where the baseline is better
 // (aarch64: NEON), so that the scalar Highway paths are built and tested on every architecture.
 #ifndef HWY_COMPILE_ALL_ATTAINABLE
@@ -467,7 +488,7 @@ KernelTable MakeTable() {
   table.pattern_fill = &PatternFill;
 #define ELTWISE_SIMD_TYPE(e, T, name) \
   Fill<F, T>(table, reference, f, static_cast<size_t>(DataType::e));
-#define ELTWISE_SIMD_FUNCTION(fe, Functor)              \
+#define ELTWISE_SIMD_FUNCTION(fe, Functor, ...)         \
   {                                                     \
     using F = Functor;                                  \
     const size_t f = static_cast<size_t>(Function::fe); \
@@ -491,6 +512,12 @@ const KernelTable* GetTable() {
 }  // namespace eltwise
 HWY_AFTER_NAMESPACE();
 
+// This target's table, for AvailableKernelTables; registered outside the target's code region so
+// that the static initializer uses no instruction of the target.
+namespace eltwise::HWY_NAMESPACE {
+[[maybe_unused]] const bool kTableRegistered = RegisterTargetTable(HWY_TARGET, &GetTable);
+}  // namespace eltwise::HWY_NAMESPACE
+
 #if HWY_ONCE
 #include <vector>
 
@@ -505,19 +532,15 @@ const KernelTable& BestKernelTable() {
 
 std::vector<NamedKernelTable> AvailableKernelTables() {
   std::vector<NamedKernelTable> tables = {{"reference", &ReferenceKernels()}};
-  std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
-  // Highway orders targets best first (lowest bit); list them lowest to highest.
-  for (auto it = targets.rbegin(); it != targets.rend(); ++it) {
-#if (HWY_TARGETS & (HWY_TARGETS - 1)) == 0
-    tables.push_back({hwy::TargetName(*it), HWY_DISPATCH_TABLE(GetTable)[0]()});
-#else
-    // The dispatch-table slot of one target, computed the way ChosenTarget::GetIndex does.
-    const int64_t mask = (HWY_CHOSEN_TARGET_SHIFT(*it) | HWY_CHOSEN_TARGET_MASK_SCALAR) &
-                         HWY_CHOSEN_TARGET_MASK_TARGETS;
-    const size_t index = hwy::Num0BitsBelowLS1Bit_Nonzero64(static_cast<uint64_t>(mask));
-    tables.push_back({hwy::TargetName(*it), HWY_DISPATCH_TABLE(GetTable)[index]()});
-#endif
+  std::vector<TargetTable> targets;
+  const int64_t supported = hwy::SupportedTargets();
+  for (const TargetTable& t : TargetTables()) {
+    if ((t.target & supported) != 0) targets.push_back(t);
   }
+  // Highway's lower target bits are the better targets; list them worst to best.
+  std::sort(targets.begin(), targets.end(),
+            [](const TargetTable& a, const TargetTable& b) { return a.target > b.target; });
+  for (const TargetTable& t : targets) tables.push_back({hwy::TargetName(t.target), t.get()});
   return tables;
 }
 

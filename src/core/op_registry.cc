@@ -1,0 +1,177 @@
+// The op registry (op_registry.h): one entry per op. The per-op facts are data here; the only
+// per-op code is OptionField (which field of the description is the option).
+#include "core/op_registry.h"
+
+#include <array>
+#include <utility>
+
+namespace eltwise {
+namespace {
+
+using D = DataType;
+using L = FeatureLevel;
+
+// ---------------------------------------------------------------------------------------------
+// Sign (DML_OPERATOR_ELEMENT_WISE_SIGN, ONNX Sign).
+
+constexpr D kSignFloatTypes[] = {D::kFloat32, D::kFloat16};
+constexpr D kSign32BitIntegerTypes[] = {D::kInt8,  D::kInt16,  D::kInt32,
+                                        D::kUInt8, D::kUInt16, D::kUInt32};
+constexpr D kSign64BitIntegerTypes[] = {D::kInt64, D::kUInt64};
+constexpr TypesSince kSignDirectMLTypes[] = {{L::k2_0, kSignFloatTypes},
+                                             {L::k2_1, kSign32BitIntegerTypes},
+                                             {L::k4_1, kSign64BitIntegerTypes}};
+constexpr D kSignOnnx9Types[] = {D::kUInt8,   D::kUInt16,  D::kUInt32, D::kUInt64,
+                                 D::kInt8,    D::kInt16,   D::kInt32,  D::kInt64,
+                                 D::kFloat16, D::kFloat32, D::kFloat64};
+constexpr D kSignOnnx13Types[] = {D::kUInt8,   D::kUInt16,  D::kUInt32,  D::kUInt64,
+                                  D::kInt8,    D::kInt16,   D::kInt32,   D::kInt64,
+                                  D::kFloat16, D::kFloat32, D::kFloat64, D::kBFloat16};
+constexpr OnnxVersion kSignOnnxVersions[] = {{9, kSignOnnx9Types}, {13, kSignOnnx13Types}};
+constexpr std::string_view kNanNames[] = {"zero", "propagate"};
+
+// ---------------------------------------------------------------------------------------------
+// Round (DML_OPERATOR_ELEMENT_WISE_ROUND, ONNX Round).
+
+constexpr D kRoundDirectMLFloatTypes[] = {D::kFloat32, D::kFloat16};
+constexpr TypesSince kRoundDirectMLTypes[] = {{L::k2_1, kRoundDirectMLFloatTypes}};
+constexpr D kRoundOnnx11Types[] = {D::kFloat16, D::kFloat32, D::kFloat64};
+constexpr D kRoundOnnx22Types[] = {D::kFloat16, D::kFloat32, D::kFloat64, D::kBFloat16};
+constexpr OnnxVersion kRoundOnnxVersions[] = {{11, kRoundOnnx11Types}, {22, kRoundOnnx22Types}};
+constexpr std::string_view kModeNames[] = {"halves_to_nearest_even", "toward_zero",
+                                           "toward_infinity", "down", "up"};
+static_assert(std::size(kModeNames) == kRoundingModeCount);
+
+// ---------------------------------------------------------------------------------------------
+// The table, in ELTWISE_FOR_EACH_OP order.
+
+constexpr OpInfo kOps[] = {
+    {.op = Op::kSign,
+     .name = "sign",
+     .title = "Sign",
+     .directml_operator = "DML_OPERATOR_ELEMENT_WISE_SIGN",
+     .directml_since = L::k2_0,
+     .directml_types = kSignDirectMLTypes,
+     .identity_on_integers = false,
+     .option = {.field = "nan",
+                .names = kNanNames,
+                .directml_values = 2,  // an eltwise option, at every level
+                .help =
+                    "Result for NaN: zero (+0, DirectML/PyTorch/WebNN) or propagate (NaN, NumPy)"},
+     .onnx_versions = kSignOnnxVersions,
+     .onnx_option = static_cast<int>(NanPolicy::kPropagate),  // the ONNX reference: np.sign
+     .summary = "Sign of every element of a .npy array (DML ELEMENT_WISE_SIGN, ONNX Sign)"},
+    {.op = Op::kRound,
+     .name = "round",
+     .title = "Round",
+     .directml_operator = "DML_OPERATOR_ELEMENT_WISE_ROUND",
+     .directml_since = L::k2_1,
+     .directml_types = kRoundDirectMLTypes,
+     .identity_on_integers = true,
+     .option = {.field = "mode",
+                .names = kModeNames,
+                .directml_values = 3,  // DML_ROUNDING_MODE
+                .help = "Rounding mode; toward_infinity rounds halves away from zero; down and up "
+                        "(floor, ceil) need the extended level"},
+     .onnx_versions = kRoundOnnxVersions,
+     .onnx_option = static_cast<int>(RoundingMode::kHalvesToNearestEven),
+     .summary = "Round every element of a .npy array (DML ELEMENT_WISE_ROUND, ONNX Round)"},
+};
+static_assert(std::size(kOps) == kOpCount, "one registry entry per ELTWISE_FOR_EACH_OP entry");
+#define ELTWISE_OP_CHECK_ENTRY(e, Desc)                       \
+  static_assert(kOps[static_cast<size_t>(Op::e)].op == Op::e, \
+                "registry entries must follow ELTWISE_FOR_EACH_OP's order");
+ELTWISE_FOR_EACH_OP(ELTWISE_OP_CHECK_ENTRY)
+#undef ELTWISE_OP_CHECK_ENTRY
+
+// The option field of each description (one overload per op).
+NanPolicy& OptionField(SignDesc& d) { return d.nan; }
+RoundingMode& OptionField(RoundDesc& d) { return d.mode; }
+int OptionValue(const SignDesc& d) { return static_cast<int>(d.nan); }
+int OptionValue(const RoundDesc& d) { return static_cast<int>(d.mode); }
+
+// Each function's (op, option value), from ELTWISE_FOR_EACH_FUNCTION.
+struct FunctionEntry {
+  Function function;
+  Op op;
+  int option;
+};
+constexpr FunctionEntry kFunctions[] = {
+#define ELTWISE_FUNCTION_ENTRY(e, F, op, option) {Function::e, op, static_cast<int>(option)},
+    ELTWISE_FOR_EACH_FUNCTION(ELTWISE_FUNCTION_ENTRY)
+#undef ELTWISE_FUNCTION_ENTRY
+};
+static_assert(std::size(kFunctions) == kFunctionCount);
+
+}  // namespace
+
+std::span<const OpInfo> AllOps() { return kOps; }
+
+const OpInfo& Info(Op op) { return kOps[static_cast<size_t>(op)]; }
+
+const OpInfo* FindOpByTitle(std::string_view title) {
+  for (const OpInfo& info : kOps) {
+    if (info.title == title) return &info;
+  }
+  return nullptr;
+}
+
+Op OpOf(const OperatorDesc& desc) { return static_cast<Op>(desc.index()); }
+
+int OptionOf(const OperatorDesc& desc) {
+  return std::visit([](const auto& d) { return OptionValue(d); }, desc);
+}
+
+OperatorDesc MakeDesc(Op op, int option, TensorDesc input, TensorDesc output) {
+  static const std::array<OperatorDesc, kOpCount> kDefaults = {
+#define ELTWISE_OP_DEFAULT(e, Desc) OperatorDesc(Desc{}),
+      ELTWISE_FOR_EACH_OP(ELTWISE_OP_DEFAULT)
+#undef ELTWISE_OP_DEFAULT
+  };
+  OperatorDesc desc = kDefaults[static_cast<size_t>(op)];
+  std::visit(
+      [&](auto& d) {
+        auto& field = OptionField(d);
+        field = static_cast<std::remove_reference_t<decltype(field)>>(option);
+        d.input = std::move(input);
+        d.output = std::move(output);
+      },
+      desc);
+  return desc;
+}
+
+const TensorDesc& InputOf(const OperatorDesc& desc) {
+  return std::visit([](const auto& d) -> const TensorDesc& { return d.input; }, desc);
+}
+
+const TensorDesc& OutputOf(const OperatorDesc& desc) {
+  return std::visit([](const auto& d) -> const TensorDesc& { return d.output; }, desc);
+}
+
+OperatorDesc WithTensors(OperatorDesc prototype, TensorDesc input, TensorDesc output) {
+  std::visit(
+      [&](auto& d) {
+        d.input = std::move(input);
+        d.output = std::move(output);
+      },
+      prototype);
+  return prototype;
+}
+
+Function FunctionFor(Op op, int option, DataType type) {
+  if (Info(op).identity_on_integers && !IsFloatingPoint(type)) return Function::kCopy;
+  // The first entry wins: kCopy, listed last, is only reached through the rule above.
+  for (const FunctionEntry& e : kFunctions) {
+    if (e.op == op && e.option == option) return e.function;
+  }
+  return Function::kCopy;  // unreachable for validated descriptions
+}
+
+Function FunctionOf(const OperatorDesc& desc) {
+  return FunctionFor(OpOf(desc), OptionOf(desc), InputOf(desc).type);
+}
+
+Op OpOfFunction(Function f) { return kFunctions[static_cast<size_t>(f)].op; }
+int OptionOfFunction(Function f) { return kFunctions[static_cast<size_t>(f)].option; }
+
+}  // namespace eltwise

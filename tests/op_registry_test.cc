@@ -1,0 +1,92 @@
+// The op registry's invariants: one entry per op in order, every element function reachable from
+// its (op, option) and described back to it, names that parse back, ONNX versions in order, and
+// DirectML type rules that name each type once.
+#include "core/op_registry.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+namespace eltwise::testing {
+namespace {
+
+TEST(OpRegistry, OneEntryPerOpInOrder) {
+  ASSERT_EQ(AllOps().size(), static_cast<size_t>(kOpCount));
+  std::set<std::string_view> names, titles;
+  for (int i = 0; i < kOpCount; ++i) {
+    const OpInfo& info = AllOps()[i];
+    EXPECT_EQ(info.op, static_cast<Op>(i));
+    EXPECT_EQ(&Info(info.op), &info);
+    EXPECT_TRUE(names.insert(info.name).second) << info.name;
+    EXPECT_TRUE(titles.insert(info.title).second) << info.title;
+    EXPECT_EQ(ParseOp(info.name), info.op);
+    EXPECT_EQ(Name(info.op), info.name);
+    EXPECT_EQ(FindOpByTitle(info.title), &info);
+    EXPECT_EQ(OpOf(MakeDesc(info.op, 0, {}, {})), info.op);
+  }
+  EXPECT_EQ(FindOpByTitle("Abs"), nullptr);
+}
+
+TEST(OpRegistry, OptionsRoundTrip) {
+  for (const OpInfo& info : AllOps()) {
+    EXPECT_FALSE(info.option.names.empty()) << info.name;
+    EXPECT_GE(info.option.directml_values, 1) << info.name;
+    EXPECT_LE(info.option.directml_values, static_cast<int>(info.option.names.size()));
+    for (int v = 0; v < static_cast<int>(info.option.names.size()); ++v) {
+      const TensorDesc t = TensorDesc::Packed(DataType::kFloat32, {3});
+      const OperatorDesc desc = MakeDesc(info.op, v, t, t);
+      EXPECT_EQ(OptionOf(desc), v);
+      EXPECT_EQ(InputOf(desc).sizes, t.sizes);
+      EXPECT_EQ(OutputOf(WithTensors(desc, t, TensorDesc::Packed(DataType::kFloat32, {4}))).sizes,
+                (std::vector<uint64_t>{4}));
+      EXPECT_EQ(OptionOf(WithTensors(desc, t, t)), v);
+    }
+    EXPECT_GE(info.onnx_option, 0);
+    EXPECT_LT(info.onnx_option, static_cast<int>(info.option.names.size()));
+  }
+  EXPECT_EQ(Name(NanPolicy::kPropagate), "propagate");
+  EXPECT_EQ(ParseRoundingMode("toward_infinity"), RoundingMode::kTowardInfinity);
+  EXPECT_EQ(Name(static_cast<RoundingMode>(kRoundingModeCount)), "invalid");
+}
+
+TEST(OpRegistry, EveryFunctionIsReachableAndDescribedBack) {
+  std::set<Function> reached;
+  for (const OpInfo& info : AllOps()) {
+    for (int v = 0; v < static_cast<int>(info.option.names.size()); ++v) {
+      for (int t = 0; t < kDataTypeCount; ++t) {
+        const auto type = static_cast<DataType>(t);
+        const Function f = FunctionFor(info.op, v, type);
+        reached.insert(f);
+        if (f == Function::kCopy) {
+          EXPECT_TRUE(info.identity_on_integers && !IsFloatingPoint(type)) << info.name;
+          continue;
+        }
+        EXPECT_EQ(OpOfFunction(f), info.op);
+        EXPECT_EQ(OptionOfFunction(f), v);
+        const TensorDesc d = TensorDesc::Packed(type, {2});
+        EXPECT_EQ(FunctionOf(DescribeFunction(f, d, d)), f) << Name(f);
+      }
+    }
+  }
+  EXPECT_EQ(reached.size(), static_cast<size_t>(kFunctionCount));
+}
+
+TEST(OpRegistry, OnnxVersionsAscendAndDirectMLTypesAreNamedOnce) {
+  for (const OpInfo& info : AllOps()) {
+    ASSERT_FALSE(info.onnx_versions.empty()) << info.name;
+    for (size_t i = 1; i < info.onnx_versions.size(); ++i) {
+      EXPECT_LT(info.onnx_versions[i - 1].since_version, info.onnx_versions[i].since_version);
+    }
+    std::set<DataType> seen;
+    for (const TypesSince& rule : info.directml_types) {
+      EXPECT_GE(static_cast<uint32_t>(rule.level), static_cast<uint32_t>(info.directml_since));
+      for (DataType t : rule.types) EXPECT_TRUE(seen.insert(t).second) << info.name;
+    }
+    EXPECT_TRUE(info.directml_operator.starts_with("DML_OPERATOR_ELEMENT_WISE_"));
+  }
+}
+
+}  // namespace
+}  // namespace eltwise::testing
