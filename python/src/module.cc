@@ -138,39 +138,29 @@ py::object Run(const Request& r, py::handle x_object, py::handle out_object) {
   }
   if (!out) out = Acquire(AllocateLike(x), "out");
 
-  Call call;
-  call.device = &device;
+  staging::StridedCall call;
+  call.op = MakeDesc(r, TensorDesc{}, TensorDesc{});  // a prototype: its option
   call.type = x.type;
-  call.in_origin = x.origin;
-  call.out_origin = out->origin;
-  Geometry given{x.sizes, x.strides, out->strides};
+  call.geometry = staging::Geometry{x.sizes, x.strides, out->strides};
   if (std::find(x.sizes.begin(), x.sizes.end(), uint64_t{0}) != x.sizes.end()) {
     // No elements: strides address nothing. NumPy gives zero strides to some empty arrays, which
     // the output self-overlap rule would otherwise see before the zero size.
-    given.in_strides = given.out_strides = PackedStrides(x.sizes);
+    call.geometry.in_strides = call.geometry.out_strides = PackedStrides(x.sizes);
   }
-  const bool merge = r.level == FeatureLevel::kExtended && x.sizes.size() > kMaxRank;
-  call.stage_through_device = x.place.kind == DeviceKind::kCpu && r.place.kind == DeviceKind::kCuda;
-  if (call.stage_through_device) {
-    const std::vector<int64_t> packed = PackedStrides(x.sizes);
-    call.geometry = Geometry{x.sizes, packed, packed};
-  } else {
-    call.geometry = given;
-  }
-  if (merge) call.geometry = Merge(call.geometry);
-  call.desc = MakeDesc(r, Describe(x.type, call.geometry.sizes, call.geometry.in_strides, r.level),
-                       Describe(x.type, call.geometry.sizes, call.geometry.out_strides, r.level));
+  call.input = x.origin;
+  call.output = out->origin;
+  call.memory = x.place.kind == r.place.kind ? staging::Memory::kDevice : staging::Memory::kHost;
 
   Status status;
   {
     py::gil_scoped_release release;
-    status = call.stage_through_device ? RunThroughDevice(call, given) : RunDirect(call);
+    status = RunCall(device, call);
   }
   if (!status.ok()) {
     std::string note;
-    if (merge) {
+    if (r.level == FeatureLevel::kExtended && x.sizes.size() > kMaxRank) {
       note = " (x has " + std::to_string(x.sizes.size()) + " dimensions; " +
-             std::to_string(call.geometry.sizes.size()) +
+             std::to_string(staging::DescribedGeometry(device, call).sizes.size()) +
              " remain after merging the dimensions that are contiguous in both x and out)";
     }
     ThrowStatus(status, note);
