@@ -443,9 +443,59 @@ py::object ViaUfunc(const Request& r, PyObject* x, PyObject* out) {
   return ufunc(py::handle(x), py::arg("out") = py::handle(out));
 }
 
+// Any other layout of a host array at the extended level (strided, reversed, broadcast; up to
+// 8 dimensions), with no out or an out of the same dtype and shape: NumPy's iterator walks it
+// and the ufunc's loop runs the library's kernels on each run (runner.h); NumPy copies operands
+// that overlap other than exactly, which gives the "x read whole" result. Much cheaper per call
+// than describing and compiling the layout. Not for 0-d arrays (a ufunc returns a scalar for them),
+// more than kMaxRank dimensions (the library's rank rule, after merging, applies),
+// non-native byte order or an out eltwise must check itself (another dtype or shape, a strided
+// out: EltwiseError).
+// Whether two non-empty arrays' byte ranges meet (overlapping operands go to the library, which
+// reads x whole before writing out).
+bool SharesBytes(PyArrayObject* a, PyArrayObject* b);
+
+// The bytes [first, last) an array's elements can touch.
+std::pair<const char*, const char*> ByteBounds(PyArrayObject* a) {
+  const char* first = PyArray_BYTES(a);
+  const char* last = first + PyArray_ITEMSIZE(a);
+  for (int i = 0; i < PyArray_NDIM(a); ++i) {
+    const npy_intp extent = (PyArray_DIM(a, i) - 1) * PyArray_STRIDE(a, i);
+    (extent < 0 ? first : last) += extent;
+  }
+  return {first, last};
+}
+
+bool SharesBytes(PyArrayObject* a, PyArrayObject* b) {
+  const auto [a_first, a_last] = ByteBounds(a);
+  const auto [b_first, b_last] = ByteBounds(b);
+  return a_first < b_last && b_first < a_last;
+}
+
+bool UfuncFits(const Request& r, PyObject* x_object, PyObject* out_object) {
+  if (r.level != FeatureLevel::kExtended || r.place.kind != DeviceKind::kCpu) return false;
+  auto* x = reinterpret_cast<PyArrayObject*>(x_object);
+  if (PyArray_NDIM(x) == 0 || PyArray_NDIM(x) > kMaxRank || PyArray_ISBYTESWAPPED(x) ||
+      !TypeOfDescr(PyArray_DESCR(x))) {
+    return false;
+  }
+  if (out_object == Py_None) return true;
+  if (!PyArray_CheckExact(out_object)) return false;
+  auto* out = reinterpret_cast<PyArrayObject*>(out_object);
+  // A contiguous out cannot map two elements to one address (the library refuses such outs).
+  const int flags = PyArray_FLAGS(out);
+  return PyArray_DESCR(out)->type_num == PyArray_DESCR(x)->type_num &&
+         !PyArray_ISBYTESWAPPED(out) && (flags & NPY_ARRAY_WRITEABLE) != 0 &&
+         (flags & (NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS)) != 0 &&
+         PyArray_NDIM(out) == PyArray_NDIM(x) &&
+         PyArray_CompareLists(PyArray_DIMS(out), PyArray_DIMS(x), PyArray_NDIM(x)) &&
+         PyArray_SIZE(x) > 0 && !SharesBytes(x, out);
+}
+
 py::object Dispatch(const Request& r, PyObject* x, PyObject* out) {
   if (PyArray_CheckExact(x)) {
     if (PyObject* result = TryPacked(r, x, out)) return py::reinterpret_steal<py::object>(result);
+    if (UfuncFits(r, x, out)) return ViaUfunc(r, x, out);
     return Run(r, x, out);
   }
   const bool plain = r.level == FeatureLevel::kExtended && r.place.kind == DeviceKind::kCpu;
