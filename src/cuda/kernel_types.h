@@ -41,9 +41,9 @@ requires(!kIsFloat<T>) struct Canonical<SignFunctor<NanPolicy::kPropagate>, T> {
 template <Function f>
 struct FunctorOf;
 #define ELTWISE_CUDA_FUNCTOR_OF(e, F, ...) \
-  template <>                         \
-  struct FunctorOf<Function::e> {     \
-    using type = F;                   \
+  template <>                              \
+  struct FunctorOf<Function::e> {          \
+    using type = F;                        \
   };
 ELTWISE_FOR_EACH_FUNCTION(ELTWISE_CUDA_FUNCTOR_OF)
 #undef ELTWISE_CUDA_FUNCTOR_OF
