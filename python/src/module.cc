@@ -1,18 +1,9 @@
-// eltwise._core: the Python binding. It translates NumPy arrays and DLPack tensors into eltwise
-// tensor descriptions and buffer bindings and calls the C++ API with the GIL released. It holds no
-// semantics of its own: every result and every validation message comes from the library.
-//
-// Note [Which descriptor the library sees]
-// At the extended level an operand is described exactly as it lies in memory: its real sizes and
-// element strides (negative and zero strides included), the binding starting at its
-// lowest-addressed element and total_tensor_size_in_bytes equal to its exact byte span (tensor.h).
-// Arrays of more than 8 dimensions are passed with the dimensions that are contiguous in both x and
-// out merged. At a DirectML level the array's shape and strides are the tensor description,
-// unchanged (so rank, type, size and stride rules apply to what the user wrote) and
-// total_tensor_size_in_bytes is DMLCalcBufferTensorSize. DirectML also wants 16-byte aligned
-// buffers of at least that size; when an array's memory is not aligned or its span is shorter than
-// the rounded-up size, the array is staged through an aligned buffer of the same layout (what a
-// DirectML user's upload does), and only the addressed output elements are copied back.
+// eltwise._core: the Python binding's entry points. Operands come in through operands.h, calls
+// that need descriptors run through staging.h, packed host runs and ufunc loops through runner.h.
+// It holds no semantics of its own: every result and every validation message comes from the
+// library.
+
+#define ELTWISE_IMPORT_NUMPY
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -29,21 +20,20 @@
 
 #include "dlpack.h"
 #include "eltwise/eltwise.h"
+#include "numpy_api.h"  // first: it includes Python.h
+#include "operands.h"
+#include "runner.h"
+#include "staging.h"
+#include "ufuncs.h"
 
 namespace py = pybind11;
 
 namespace eltwise::python {
 namespace {
 
-// Module-lifetime objects, created at import (never inside a call, where an import could release
-// the GIL in the middle of a static initialisation). Intentionally leaked: they must outlive every
-// call, including calls made while the interpreter shuts down.
-py::module_* g_numpy = nullptr;
+// Module-lifetime object, created at import (never inside a call); intentionally leaked: it must
+// outlive every call, including calls made while the interpreter shuts down.
 PyObject* g_error_type = nullptr;
-
-constexpr const char* kSupportedTypes =
-    "eltwise supports float32, float16, bfloat16 (ml_dtypes), float64, int8, int16, int32, "
-    "int64, uint8, uint16, uint32 and uint64";
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -68,16 +58,6 @@ std::string Repr(py::handle h) { return py::repr(h).cast<std::string>(); }
 // ---------------------------------------------------------------------------------------------
 // Options
 
-struct Place {
-  DeviceKind kind = DeviceKind::kCpu;
-  int ordinal = 0;
-  bool operator==(const Place& o) const { return kind == o.kind && ordinal == o.ordinal; }
-};
-
-std::string Text(const Place& p) {
-  return p.kind == DeviceKind::kCpu ? std::string("cpu") : "cuda:" + std::to_string(p.ordinal);
-}
-
 Place ParseDevice(const std::string& device) {
   if (device == "cpu") return {DeviceKind::kCpu, 0};
   if (device == "cuda") return {DeviceKind::kCuda, 0};
@@ -98,505 +78,10 @@ FeatureLevel ParseLevel(const std::string& name) {
   throw py::value_error("feature_level is '" + name + "'; it must be one of " + known);
 }
 
-const Device& GetDevice(const Place& place, FeatureLevel level) {
-  // Only touched with the GIL held, which serialises access.
-  static auto* devices = new std::map<std::tuple<int, int, uint32_t>, Device>();
-  const auto key =
-      std::make_tuple(static_cast<int>(place.kind), place.ordinal, static_cast<uint32_t>(level));
-  if (auto it = devices->find(key); it != devices->end()) return it->second;
-  Expected<Device> device = place.kind == DeviceKind::kCpu
-                                ? Device::Cpu(CpuOptions{level, 0})
-                                : Device::Cuda(CudaOptions{level, place.ordinal, nullptr});
+const Device& GetDevice(const Place& place, FeatureLevel level, int threads) {
+  Expected<const Device*> device = python::GetDevice(place.kind, place.ordinal, level, threads);
   if (!device.ok()) ThrowStatus(device.status());
-  return devices->emplace(key, *device).first->second;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Operands
-
-// Calls a DLPack producer's deleter when the consumer is done (with the GIL held: producers such
-// as NumPy release Python references in it).
-struct DLPackOwner {
-  dlpack::ManagedTensor* legacy = nullptr;
-  dlpack::ManagedTensorVersioned* versioned = nullptr;
-  DLPackOwner() = default;
-  DLPackOwner(const DLPackOwner&) = delete;
-  DLPackOwner& operator=(const DLPackOwner&) = delete;
-  ~DLPackOwner() {
-    if (legacy != nullptr && legacy->deleter != nullptr) legacy->deleter(legacy);
-    if (versioned != nullptr && versioned->deleter != nullptr) versioned->deleter(versioned);
-  }
-};
-
-// One array as the library sees it.
-struct Operand {
-  py::object object;                    // what the caller handed in (or what was allocated)
-  std::shared_ptr<DLPackOwner> dlpack;  // keeps a DLPack producer's memory alive
-  DataType type = DataType::kFloat32;
-  std::vector<uint64_t> sizes;
-  std::vector<int64_t> strides;  // in elements
-  std::byte* origin = nullptr;   // element (0, ..., 0)
-  Place place;                   // host memory is {kCpu, 0}
-  bool writable = true;
-  bool is_numpy = false;
-  // A NumPy array the library cannot describe in native elements (non-native byte order, or a
-  // stride that is not a multiple of the item size). Such arrays go through a native copy.
-  bool needs_copy = false;
-
-  size_t element_size() const { return ElementSize(type); }
-};
-
-std::optional<DataType> TypeOfNumpyDtype(py::handle dtype) {
-  const std::string kind = py::str(dtype.attr("kind"));
-  const auto size = dtype.attr("itemsize").cast<int64_t>();
-  if (kind == "f") {
-    if (size == 2) return DataType::kFloat16;
-    if (size == 4) return DataType::kFloat32;
-    if (size == 8) return DataType::kFloat64;
-  } else if (kind == "i" || kind == "u") {
-    const bool s = kind == "i";
-    if (size == 1) return s ? DataType::kInt8 : DataType::kUInt8;
-    if (size == 2) return s ? DataType::kInt16 : DataType::kUInt16;
-    if (size == 4) return s ? DataType::kInt32 : DataType::kUInt32;
-    if (size == 8) return s ? DataType::kInt64 : DataType::kUInt64;
-  } else if (kind == "V" && size == 2 && dtype.attr("names").is_none() &&
-             py::str(dtype.attr("name")).cast<std::string>() == "bfloat16") {
-    return DataType::kBFloat16;  // ml_dtypes.bfloat16
-  }
-  return std::nullopt;
-}
-
-py::object NumpyDtype(DataType type) {
-  if (type == DataType::kBFloat16) {
-    try {
-      return g_numpy->attr("dtype")(py::module_::import("ml_dtypes").attr("bfloat16"));
-    } catch (py::error_already_set& e) {
-      if (!e.matches(PyExc_ImportError)) throw;
-      throw py::type_error(
-          "a bfloat16 NumPy array needs the ml_dtypes package (pip install ml_dtypes)");
-    }
-  }
-  return g_numpy->attr("dtype")(std::string(Name(type)));
-}
-
-py::object NativeDtype(py::handle dtype) { return dtype.attr("newbyteorder")("="); }
-
-Operand FromNumpy(const py::array& a, const char* name) {
-  Operand o;
-  o.object = a;
-  o.is_numpy = true;
-  py::object dtype = a.attr("dtype");
-  const std::optional<DataType> type = TypeOfNumpyDtype(dtype);
-  if (!type) {
-    throw py::type_error(std::string(name) + " has dtype " + py::str(dtype).cast<std::string>() +
-                         "; " + kSupportedTypes);
-  }
-  o.type = *type;
-  const auto esize = static_cast<int64_t>(o.element_size());
-  o.needs_copy = !dtype.attr("isnative").cast<bool>();
-  const int ndim = static_cast<int>(a.ndim());
-  for (int i = 0; i < ndim; ++i) {
-    o.sizes.push_back(static_cast<uint64_t>(a.shape(i)));
-    const int64_t stride = a.strides(i);
-    if (stride % esize != 0) o.needs_copy = true;
-    o.strides.push_back(stride / esize);
-  }
-  o.origin = static_cast<std::byte*>(const_cast<void*>(a.data()));
-  o.writable = a.writeable();
-  return o;
-}
-
-std::optional<DataType> TypeOfDLPack(const dlpack::DataType& t) {
-  if (t.lanes != 1) return std::nullopt;
-  switch (t.code) {
-    case dlpack::kFloat:
-      if (t.bits == 16) return DataType::kFloat16;
-      if (t.bits == 32) return DataType::kFloat32;
-      if (t.bits == 64) return DataType::kFloat64;
-      break;
-    case dlpack::kBfloat:
-      if (t.bits == 16) return DataType::kBFloat16;
-      break;
-    case dlpack::kInt:
-    case dlpack::kUInt: {
-      const bool s = t.code == dlpack::kInt;
-      if (t.bits == 8) return s ? DataType::kInt8 : DataType::kUInt8;
-      if (t.bits == 16) return s ? DataType::kInt16 : DataType::kUInt16;
-      if (t.bits == 32) return s ? DataType::kInt32 : DataType::kUInt32;
-      if (t.bits == 64) return s ? DataType::kInt64 : DataType::kUInt64;
-      break;
-    }
-    default:
-      break;
-  }
-  return std::nullopt;
-}
-
-Place PlaceOfDLPackDevice(int32_t type, int32_t id, const char* name) {
-  switch (type) {
-    case dlpack::kCPU:
-    case dlpack::kCUDAHost:
-      return {DeviceKind::kCpu, 0};
-    case dlpack::kCUDA:
-    case dlpack::kCUDAManaged:
-      return {DeviceKind::kCuda, id};
-    default:
-      throw py::type_error(std::string(name) + " lives on DLPack device type " +
-                           std::to_string(type) +
-                           "; eltwise reaches CPU (1), CUDA (2), CUDA host (3) and CUDA managed "
-                           "(13) memory");
-  }
-}
-
-Operand FromDLPack(py::handle object, const char* name) {
-  const std::string n = name;
-  py::tuple device = object.attr("__dlpack_device__")();
-  if (device.size() != 2) throw py::type_error(n + ".__dlpack_device__() is not a (type, id) pair");
-  const Place place =
-      PlaceOfDLPackDevice(device[0].cast<int32_t>(), device[1].cast<int32_t>(), name);
-  py::dict kwargs;
-  // eltwise runs on the legacy default CUDA stream (1 in the DLPack protocol); the producer orders
-  // its pending work before it. Host producers take no stream.
-  if (place.kind == DeviceKind::kCuda) kwargs["stream"] = 1;
-  py::object capsule;
-  {
-    py::dict versioned;  // a new dict: copying a py::dict shares it
-    if (place.kind == DeviceKind::kCuda) versioned["stream"] = 1;
-    versioned["max_version"] = py::make_tuple(1, 0);
-    try {
-      capsule = object.attr("__dlpack__")(**versioned);
-    } catch (py::error_already_set& e) {
-      if (!e.matches(PyExc_TypeError)) throw;  // a producer without max_version (DLPack < 1.0)
-      capsule = object.attr("__dlpack__")(**kwargs);
-    }
-  }
-  if (!PyCapsule_CheckExact(capsule.ptr())) {
-    throw py::type_error(n + ".__dlpack__() did not return a DLPack capsule");
-  }
-  const char* capsule_name = PyCapsule_GetName(capsule.ptr());
-  const std::string cname = capsule_name != nullptr ? capsule_name : "";
-  Operand o;
-  o.object = py::reinterpret_borrow<py::object>(object);
-  o.dlpack = std::make_shared<DLPackOwner>();
-  o.place = place;
-  const dlpack::Tensor* t = nullptr;
-  if (cname == "dltensor_versioned") {
-    auto* m = static_cast<dlpack::ManagedTensorVersioned*>(
-        PyCapsule_GetPointer(capsule.ptr(), capsule_name));
-    if (m == nullptr) throw py::error_already_set();
-    o.dlpack->versioned = m;  // consumed: from here on eltwise calls the deleter
-    PyCapsule_SetName(capsule.ptr(), "used_dltensor_versioned");
-    if (m->version.major != 1) {
-      throw py::type_error(n + " is a DLPack " + std::to_string(m->version.major) + "." +
-                           std::to_string(m->version.minor) + " tensor; eltwise reads DLPack 1.x");
-    }
-    o.writable = (m->flags & dlpack::kFlagReadOnly) == 0;
-    t = &m->dl_tensor;
-  } else if (cname == "dltensor") {
-    auto* m =
-        static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), capsule_name));
-    if (m == nullptr) throw py::error_already_set();
-    o.dlpack->legacy = m;
-    PyCapsule_SetName(capsule.ptr(), "used_dltensor");
-    t = &m->dl_tensor;
-  } else {
-    throw py::type_error(n + ".__dlpack__() returned a capsule named '" + cname +
-                         "', not a DLPack tensor");
-  }
-  const Place capsule_place = PlaceOfDLPackDevice(t->device.device_type, t->device.device_id, name);
-  if (!(capsule_place == place)) {
-    throw py::type_error(n + ".__dlpack_device__() says " + Text(place) +
-                         " but its DLPack tensor is on " + Text(capsule_place));
-  }
-  const std::optional<DataType> type = TypeOfDLPack(t->dtype);
-  if (!type) {
-    throw py::type_error(n + " has DLPack dtype (code " + std::to_string(t->dtype.code) +
-                         ", bits " + std::to_string(t->dtype.bits) + ", lanes " +
-                         std::to_string(t->dtype.lanes) + "); " + kSupportedTypes);
-  }
-  o.type = *type;
-  if (t->ndim < 0) throw py::type_error(n + " has a negative DLPack ndim");
-  o.sizes.resize(t->ndim);
-  o.strides.resize(t->ndim);
-  int64_t packed = 1;
-  for (int i = t->ndim - 1; i >= 0; --i) {
-    if (t->shape[i] < 0) throw py::type_error(n + " has a negative DLPack size");
-    o.sizes[i] = static_cast<uint64_t>(t->shape[i]);
-    o.strides[i] = t->strides != nullptr ? t->strides[i] : packed;
-    packed *= t->shape[i];
-  }
-  o.origin = static_cast<std::byte*>(t->data) + t->byte_offset;
-  return o;
-}
-
-Operand Acquire(py::handle object, const char* name) {
-  if (py::array::check_(object)) return FromNumpy(py::reinterpret_borrow<py::array>(object), name);
-  if (py::isinstance(object, g_numpy->attr("generic"))) {
-    if (std::string(name) == "out") {
-      throw py::type_error("out is a NumPy scalar, which is immutable; pass an array");
-    }
-    return FromNumpy(g_numpy->attr("asarray")(object), name);  // a 0-d array
-  }
-  if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
-    return FromDLPack(object, name);
-  }
-  throw py::type_error(std::string(name) + " is a " +
-                       py::str(py::type::handle_of(object).attr("__name__")).cast<std::string>() +
-                       "; eltwise takes NumPy arrays and objects with __dlpack__ (PyTorch tensors, "
-                       "...)");
-}
-
-std::string ShapeText(const std::vector<uint64_t>& sizes) {
-  std::string s = "(";
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    s += std::to_string(sizes[i]);
-    s += sizes.size() == 1 ? "," : (i + 1 < sizes.size() ? ", " : "");
-  }
-  return s + ")";
-}
-
-// A new output like x: same shape and type, host or device like x.
-py::object AllocateLike(const Operand& x) {
-  if (x.is_numpy) {
-    py::object dtype = NativeDtype(x.object.attr("dtype"));
-    return g_numpy->attr("empty_like")(x.object, py::arg("dtype") = dtype, py::arg("order") = "K");
-  }
-  const std::string module =
-      py::str(py::type::handle_of(x.object).attr("__module__")).cast<std::string>();
-  if (module.rfind("torch", 0) == 0) {
-    return py::module_::import("torch").attr("empty_like")(x.object);
-  }
-  if (py::hasattr(x.object, "__array_namespace__")) {
-    return x.object.attr("__array_namespace__")().attr("empty_like")(x.object);
-  }
-  if (x.place.kind == DeviceKind::kCpu) {
-    return g_numpy->attr("empty")(py::cast(x.sizes), py::arg("dtype") = NumpyDtype(x.type));
-  }
-  throw py::type_error(
-      "x is a " + py::str(py::type::handle_of(x.object).attr("__name__")).cast<std::string>() +
-      " on " + Text(x.place) + " and eltwise does not know how to allocate one like it; pass out=");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Geometry, descriptors and bindings
-
-struct Geometry {
-  std::vector<uint64_t> sizes;
-  std::vector<int64_t> in_strides;
-  std::vector<int64_t> out_strides;
-};
-
-// Merges dimensions that are contiguous in both operands (after dropping size-1 dimensions and
-// ordering by output stride). An elementwise operation only needs the same element-to-element
-// correspondence, which merging keeps.
-Geometry Merge(const Geometry& g) {
-  struct Dim {
-    uint64_t size;
-    int64_t in, out;
-  };
-  std::vector<Dim> dims;
-  for (size_t i = 0; i < g.sizes.size(); ++i) {
-    if (g.sizes[i] == 0) return Geometry{{0}, {1}, {1}};
-    if (g.sizes[i] != 1) dims.push_back({g.sizes[i], g.in_strides[i], g.out_strides[i]});
-  }
-  std::stable_sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) {
-    if (StrideMagnitude(a.out) != StrideMagnitude(b.out))
-      return StrideMagnitude(a.out) > StrideMagnitude(b.out);
-    return StrideMagnitude(a.in) > StrideMagnitude(b.in);
-  });
-  std::vector<Dim> merged;
-  for (const Dim& d : dims) {
-    if (!merged.empty()) {
-      Dim& outer = merged.back();
-      int64_t in_span, out_span;
-      uint64_t size;
-      const auto n = static_cast<int64_t>(d.size);
-      if (!__builtin_mul_overflow(d.in, n, &in_span) && in_span == outer.in &&
-          !__builtin_mul_overflow(d.out, n, &out_span) && out_span == outer.out &&
-          !__builtin_mul_overflow(outer.size, d.size, &size)) {
-        outer = {size, d.in, d.out};
-        continue;
-      }
-    }
-    merged.push_back(d);
-  }
-  Geometry out;
-  for (const Dim& d : merged) {
-    out.sizes.push_back(d.size);
-    out.in_strides.push_back(d.in);
-    out.out_strides.push_back(d.out);
-  }
-  return out;
-}
-
-TensorDesc Describe(DataType type, const std::vector<uint64_t>& sizes,
-                    const std::vector<int64_t>& strides, FeatureLevel level) {
-  TensorDesc t;
-  t.type = type;
-  t.sizes = sizes;
-  t.strides = strides;
-  // An overflowing size is left 0 so the validator reports the overflow with its message.
-  t.total_tensor_size_in_bytes =
-      (level == FeatureLevel::kExtended ? SpanInBytes(type, sizes, t.strides)
-                                        : CalcBufferTensorSize(type, sizes, t.strides))
-          .value_or(0);
-  return t;
-}
-
-// The bytes an operand's elements occupy: from its lowest-addressed element, `span` bytes.
-struct Region {
-  std::byte* lowest = nullptr;
-  uint64_t span = 0;
-};
-
-Region RegionOf(std::byte* origin, DataType type, const std::vector<uint64_t>& sizes,
-                const std::vector<int64_t>& strides) {
-  for (uint64_t s : sizes) {
-    if (s == 0) return {origin, 0};
-  }
-  int64_t back = 0;  // elements from the lowest-addressed element to element (0, ..., 0)
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (strides[i] < 0) back += static_cast<int64_t>(sizes[i] - 1) * -strides[i];
-  }
-  const auto esize = static_cast<int64_t>(ElementSize(type));
-  return {origin - back * esize, SpanInBytes(type, sizes, strides).value_or(0)};
-}
-
-// Copies every element of a `sizes` array from src (strides src_strides) to dst (dst_strides);
-// strides in elements, rank <= 8 here or any rank (recursive).
-void CopyElements(const std::byte* src, const int64_t* src_strides, std::byte* dst,
-                  const int64_t* dst_strides, const uint64_t* sizes, size_t rank, size_t esize) {
-  if (rank == 0) {
-    std::memcpy(dst, src, esize);
-    return;
-  }
-  const auto e = static_cast<ptrdiff_t>(esize);
-  for (uint64_t i = 0; i < sizes[0]; ++i) {
-    CopyElements(src + static_cast<ptrdiff_t>(i) * src_strides[0] * e, src_strides + 1,
-                 dst + static_cast<ptrdiff_t>(i) * dst_strides[0] * e, dst_strides + 1, sizes + 1,
-                 rank - 1, esize);
-  }
-}
-
-struct AlignedDelete {
-  void operator()(std::byte* p) const { ::operator delete[](p, std::align_val_t{64}); }
-};
-using AlignedBuffer = std::unique_ptr<std::byte[], AlignedDelete>;
-
-AlignedBuffer AllocateAligned(uint64_t bytes) {
-  auto* p = static_cast<std::byte*>(
-      ::operator new[](std::max<uint64_t>(bytes, 1), std::align_val_t{64}, std::nothrow));
-  return AlignedBuffer(p);
-}
-
-Status OutOfMemory(uint64_t bytes) {
-  return Status(StatusCode::kOutOfMemory,
-                "allocating a " + std::to_string(bytes) + "-byte staging buffer failed");
-}
-
-// Everything a call needs once the operands are settled; filled with the GIL held, run without.
-struct Call {
-  const Device* device = nullptr;
-  OperatorDesc desc;
-  DataType type = DataType::kFloat32;
-  Geometry geometry;  // what the descriptors say (merged or not)
-  std::byte* in_origin = nullptr;
-  std::byte* out_origin = nullptr;
-  // Host operands on a CUDA device: staged through packed device buffers.
-  bool stage_through_device = false;
-};
-
-// Runs a call whose operands are in the device's own memory (host memory for the CPU).
-Status RunDirect(const Call& call) {
-  Expected<CompiledOperator> op = Compile(*call.device, call.desc);
-  if (!op.ok()) return op.status();
-  const Geometry& g = call.geometry;
-  const Region in = RegionOf(call.in_origin, call.type, g.sizes, g.in_strides);
-  const Region out = RegionOf(call.out_origin, call.type, g.sizes, g.out_strides);
-  const FeatureLevel level = call.device->feature_level();
-  const bool host = call.device->kind() == DeviceKind::kCpu;
-  if (level == FeatureLevel::kExtended || !host) {
-    Status s = op->Execute(ConstBinding{in.lowest, in.span}, Binding{out.lowest, out.span});
-    if (s.ok() && !host) s = Synchronize(*call.device);
-    return s;
-  }
-  // DirectML level on the host: stage what DirectML's binding rules would refuse (Note above).
-  const auto& tensors = std::visit(
-      [](const auto& d) {
-        return std::pair<const TensorDesc*, const TensorDesc*>(&d.input, &d.output);
-      },
-      call.desc);
-  const uint64_t in_total = tensors.first->total_tensor_size_in_bytes;
-  const uint64_t out_total = tensors.second->total_tensor_size_in_bytes;
-  constexpr uintptr_t kAlignment = 16;  // DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT
-  const bool stage_in =
-      reinterpret_cast<uintptr_t>(in.lowest) % kAlignment != 0 || in.span < in_total;
-  const bool stage_out =
-      reinterpret_cast<uintptr_t>(out.lowest) % kAlignment != 0 || out.span < out_total;
-  AlignedBuffer in_buffer, out_buffer;
-  ConstBinding in_binding{in.lowest, in.span};
-  Binding out_binding{out.lowest, out.span};
-  if (stage_in) {
-    in_buffer = AllocateAligned(in_total);
-    if (!in_buffer) return OutOfMemory(in_total);
-    std::memcpy(in_buffer.get(), in.lowest, in.span);
-    in_binding = {in_buffer.get(), in_total};
-  }
-  if (stage_out) {
-    out_buffer = AllocateAligned(out_total);
-    if (!out_buffer) return OutOfMemory(out_total);
-    out_binding = {out_buffer.get(), out_total};
-  }
-  if (Status s = op->Execute(in_binding, out_binding); !s.ok()) return s;
-  if (stage_out) {
-    const std::byte* staged_origin = out_buffer.get() + (call.out_origin - out.lowest);
-    CopyElements(staged_origin, g.out_strides.data(), call.out_origin, g.out_strides.data(),
-                 g.sizes.data(), g.sizes.size(), ElementSize(call.type));
-  }
-  return Status::Ok();
-}
-
-// Host operands on a CUDA device: gather x into a packed host buffer, copy it to the device, run
-// on packed device buffers, copy back and scatter into out. `packed` holds the packed strides the
-// descriptors use; `host` the operands' own.
-Status RunThroughDevice(const Call& call, const Geometry& host) {
-  const Device& device = *call.device;
-  Expected<CompiledOperator> op = Compile(device, call.desc);
-  if (!op.ok()) return op.status();
-  const auto& tensors = std::visit(
-      [](const auto& d) {
-        return std::pair<const TensorDesc*, const TensorDesc*>(&d.input, &d.output);
-      },
-      call.desc);
-  const size_t esize = ElementSize(call.type);
-  uint64_t count = 1;
-  for (uint64_t s : host.sizes) count *= s;
-  const uint64_t bytes = count * esize;
-  if (count == 0) return op->Execute(ConstBinding{}, Binding{});
-  AlignedBuffer staging = AllocateAligned(bytes);
-  if (!staging) return OutOfMemory(bytes);
-  const std::vector<int64_t> packed = PackedStrides(host.sizes);
-  CopyElements(call.in_origin, host.in_strides.data(), staging.get(), packed.data(),
-               host.sizes.data(), host.sizes.size(), esize);
-  const uint64_t in_total = std::max(tensors.first->total_tensor_size_in_bytes, bytes);
-  const uint64_t out_total = std::max(tensors.second->total_tensor_size_in_bytes, bytes);
-  Expected<void*> in = Allocate(device, in_total);
-  if (!in.ok()) return in.status();
-  Expected<void*> out = Allocate(device, out_total);
-  if (!out.ok()) {
-    Free(device, *in);
-    return out.status();
-  }
-  Status s = CopyToDevice(device, *in, staging.get(), bytes);
-  if (s.ok()) s = op->Execute(ConstBinding{*in, in_total}, Binding{*out, out_total});
-  if (s.ok()) s = CopyToHost(device, staging.get(), *out, bytes);
-  if (s.ok()) s = Synchronize(device);
-  Free(device, *in);
-  Free(device, *out);
-  if (!s.ok()) return s;
-  CopyElements(staging.get(), packed.data(), call.out_origin, host.out_strides.data(),
-               host.sizes.data(), host.sizes.size(), esize);
-  return Status::Ok();
+  return **device;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -608,6 +93,8 @@ struct Request {
   RoundingMode mode = RoundingMode::kHalvesToNearestEven;
   FeatureLevel level = FeatureLevel::kExtended;
   Place place;
+  int threads = 0;             // for the CPU device; 0: one per hardware thread
+  bool threads_given = false;  // threads= was passed (else the default of runner.h)
 };
 
 OperatorDesc MakeDesc(const Request& r, TensorDesc in, TensorDesc out) {
@@ -621,7 +108,7 @@ py::object Run(const Request& r, py::handle x_object, py::handle out_object) {
     throw py::value_error("x is a tensor on " + Text(x.place) + " but device is '" + Text(r.place) +
                           "'; pass device='" + Text(x.place) + "'");
   }
-  const Device& device = GetDevice(r.place, r.level);
+  const Device& device = GetDevice(r.place, r.level, r.threads);
 
   std::optional<Operand> out;
   py::object copy_back_to;  // a caller's out the library cannot describe: filled from a temporary
@@ -651,39 +138,29 @@ py::object Run(const Request& r, py::handle x_object, py::handle out_object) {
   }
   if (!out) out = Acquire(AllocateLike(x), "out");
 
-  Call call;
-  call.device = &device;
+  staging::StridedCall call;
+  call.op = MakeDesc(r, TensorDesc{}, TensorDesc{});  // a prototype: its option
   call.type = x.type;
-  call.in_origin = x.origin;
-  call.out_origin = out->origin;
-  Geometry given{x.sizes, x.strides, out->strides};
+  call.geometry = staging::Geometry{x.sizes, x.strides, out->strides};
   if (std::find(x.sizes.begin(), x.sizes.end(), uint64_t{0}) != x.sizes.end()) {
     // No elements: strides address nothing. NumPy gives zero strides to some empty arrays, which
     // the output self-overlap rule would otherwise see before the zero size.
-    given.in_strides = given.out_strides = PackedStrides(x.sizes);
+    call.geometry.in_strides = call.geometry.out_strides = PackedStrides(x.sizes);
   }
-  const bool merge = r.level == FeatureLevel::kExtended && x.sizes.size() > kMaxRank;
-  call.stage_through_device = x.place.kind == DeviceKind::kCpu && r.place.kind == DeviceKind::kCuda;
-  if (call.stage_through_device) {
-    const std::vector<int64_t> packed = PackedStrides(x.sizes);
-    call.geometry = Geometry{x.sizes, packed, packed};
-  } else {
-    call.geometry = given;
-  }
-  if (merge) call.geometry = Merge(call.geometry);
-  call.desc = MakeDesc(r, Describe(x.type, call.geometry.sizes, call.geometry.in_strides, r.level),
-                       Describe(x.type, call.geometry.sizes, call.geometry.out_strides, r.level));
+  call.input = x.origin;
+  call.output = out->origin;
+  call.memory = x.place.kind == r.place.kind ? staging::Memory::kDevice : staging::Memory::kHost;
 
   Status status;
   {
     py::gil_scoped_release release;
-    status = call.stage_through_device ? RunThroughDevice(call, given) : RunDirect(call);
+    status = RunCall(device, call);
   }
   if (!status.ok()) {
     std::string note;
-    if (merge) {
+    if (r.level == FeatureLevel::kExtended && x.sizes.size() > kMaxRank) {
       note = " (x has " + std::to_string(x.sizes.size()) + " dimensions; " +
-             std::to_string(call.geometry.sizes.size()) +
+             std::to_string(staging::DescribedGeometry(device, call).sizes.size()) +
              " remain after merging the dimensions that are contiguous in both x and out)";
     }
     ThrowStatus(status, note);
@@ -695,32 +172,472 @@ py::object Run(const Request& r, py::handle x_object, py::handle out_object) {
   return out->object;
 }
 
-py::object SignPy(py::handle x, py::handle out, const std::string& nan,
-                  const std::string& feature_level, const std::string& device) {
-  Request r;
-  r.op = Op::kSign;
-  const std::optional<NanPolicy> policy = ParseNanPolicy(nan);
-  if (!policy) throw py::value_error("nan is '" + nan + "'; it must be 'zero' or 'propagate'");
-  r.nan = *policy;
-  r.level = ParseLevel(feature_level);
-  r.place = ParseDevice(device);
-  return Run(r, x, out);
+// ---------------------------------------------------------------------------------------------
+// Entry points: sign and round as vectorcall functions. Arguments are matched by pointer against
+// interned names (keywords and string literals in Python code are interned), options are parsed
+// into enums once, and a contiguous NumPy array in host memory at the extended level runs straight
+// into the library's kernel without descriptors, compile or staging (TryPacked).
+
+struct Interned {
+  PyObject *x, *out, *nan, *mode, *feature_level, *device, *threads;
+  PyObject *extended, *cpu;
+  std::vector<PyObject*> nan_values;   // indexed by NanPolicy
+  std::vector<PyObject*> mode_values;  // indexed by RoundingMode
+};
+Interned* g_interned = nullptr;
+
+PyObject* Intern(std::string_view text) {
+  PyObject* s = PyUnicode_InternFromString(std::string(text).c_str());
+  if (s == nullptr) throw py::error_already_set();
+  return s;  // a new reference, kept for the module's lifetime
 }
 
-py::object RoundPy(py::handle x, const std::string& mode, py::handle out,
-                   const std::string& feature_level, const std::string& device) {
-  Request r;
-  r.op = Op::kRound;
-  const std::optional<RoundingMode> m = ParseRoundingMode(mode);
-  if (!m) {
-    throw py::value_error("mode is '" + mode +
-                          "'; it must be 'halves_to_nearest_even', 'toward_zero', "
-                          "'toward_infinity', 'down' or 'up'");
+const std::vector<NanPolicy>& AllNanPolicies() {
+  static const std::vector<NanPolicy> all = {NanPolicy::kZero, NanPolicy::kPropagate};
+  return all;
+}
+
+void InitInterned() {
+  auto* n = new Interned();
+  n->x = Intern("x");
+  n->out = Intern("out");
+  n->nan = Intern("nan");
+  n->mode = Intern("mode");
+  n->feature_level = Intern("feature_level");
+  n->device = Intern("device");
+  n->threads = Intern("threads");
+  n->extended = Intern(Name(FeatureLevel::kExtended));
+  n->cpu = Intern("cpu");
+  for (NanPolicy p : AllNanPolicies()) n->nan_values.push_back(Intern(Name(p)));
+  for (int m = 0; m < kRoundingModeCount; ++m) {
+    n->mode_values.push_back(Intern(Name(static_cast<RoundingMode>(m))));
   }
-  r.mode = *m;
-  r.level = ParseLevel(feature_level);
-  r.place = ParseDevice(device);
-  return Run(r, x, out);
+  g_interned = n;
+}
+
+bool SameName(PyObject* name, PyObject* interned) {
+  return name == interned || PyUnicode_Compare(name, interned) == 0;
+}
+
+std::string TypeName(PyObject* o) { return Py_TYPE(o)->tp_name; }
+
+// "'a', 'b' or 'c'"
+template <class T>
+std::string Choices(const std::vector<T>& values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) text += i + 1 == values.size() ? " or " : ", ";
+    text += "'" + std::string(Name(values[i])) + "'";
+  }
+  return text;
+}
+
+std::vector<RoundingMode> AllRoundingModes() {
+  std::vector<RoundingMode> all;
+  for (int m = 0; m < kRoundingModeCount; ++m) all.push_back(static_cast<RoundingMode>(m));
+  return all;
+}
+
+// An option's text; TypeError naming the option and its accepted values for anything not a str.
+std::string OptionText(PyObject* value, const char* option, const std::string& accepted) {
+  if (!PyUnicode_Check(value)) {
+    throw py::type_error(std::string(option) + " must be a str, " + accepted + "; got " +
+                         TypeName(value));
+  }
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(value, &size);
+  if (text == nullptr) throw py::error_already_set();
+  return std::string(text, static_cast<size_t>(size));
+}
+
+NanPolicy NanArgument(PyObject* value) {
+  if (value == nullptr) return NanPolicy::kZero;
+  for (size_t i = 0; i < g_interned->nan_values.size(); ++i) {
+    if (value == g_interned->nan_values[i]) return AllNanPolicies()[i];
+  }
+  const std::string accepted = Choices(AllNanPolicies());
+  const std::string text = OptionText(value, "nan", accepted);
+  if (std::optional<NanPolicy> p = ParseNanPolicy(text)) return *p;
+  throw py::value_error("nan is '" + text + "'; it must be " + accepted);
+}
+
+RoundingMode ModeArgument(PyObject* value) {
+  if (value == nullptr) return RoundingMode::kHalvesToNearestEven;
+  for (size_t i = 0; i < g_interned->mode_values.size(); ++i) {
+    if (value == g_interned->mode_values[i]) return static_cast<RoundingMode>(i);
+  }
+  const std::string accepted = Choices(AllRoundingModes());
+  const std::string text = OptionText(value, "mode", accepted);
+  if (std::optional<RoundingMode> m = ParseRoundingMode(text)) return *m;
+  throw py::value_error("mode is '" + text + "'; it must be " + accepted);
+}
+
+FeatureLevel LevelArgument(PyObject* value) {
+  if (value == nullptr || value == g_interned->extended) return FeatureLevel::kExtended;
+  return ParseLevel(
+      OptionText(value, "feature_level", "'extended' or a DirectML level such as '4_1'"));
+}
+
+Place DeviceArgument(PyObject* value) {
+  if (value == nullptr || value == g_interned->cpu) return {DeviceKind::kCpu, 0};
+  return ParseDevice(OptionText(value, "device", "'cpu', 'cuda' or 'cuda:N'"));
+}
+
+// threads=: None (the default of runner.h) or an int >= 0 (0: one per hardware thread).
+int ThreadsArgument(PyObject* value, bool* given) {
+  *given = value != nullptr && value != Py_None;
+  if (!*given) return DefaultThreads();
+  if (!PyLong_Check(value) || PyBool_Check(value)) {
+    throw py::type_error("threads must be None or an int >= 0 (0: one per hardware thread); got " +
+                         TypeName(value));
+  }
+  const long long threads = PyLong_AsLongLong(value);
+  if (threads == -1 && PyErr_Occurred()) PyErr_Clear();
+  if (threads < 0 || threads > 65536) {
+    throw py::value_error("threads is " + py::str(value).cast<std::string>() +
+                          "; it must be None or an int from 0 (one per hardware thread) to 65536");
+  }
+  return static_cast<int>(threads);
+}
+
+struct Arguments {
+  PyObject* x = nullptr;
+  PyObject* out = Py_None;
+  PyObject* option = nullptr;  // nan for sign, mode for round
+  PyObject* feature_level = nullptr;
+  PyObject* device = nullptr;
+  PyObject* threads = nullptr;
+};
+
+// Python's rules for f(x, out=None, *, <option>=..., feature_level=..., device=..., threads=None).
+Arguments ParseArguments(const char* function, PyObject* option_name, PyObject* const* args,
+                         Py_ssize_t nargs, PyObject* kwnames) {
+  Arguments a;
+  const std::string f = function;
+  if (nargs > 2) {
+    throw py::type_error(f + "() takes from 1 to 2 positional arguments (x, out) but " +
+                         std::to_string(nargs) + " were given; options are keyword-only");
+  }
+  if (nargs >= 1) a.x = args[0];
+  if (nargs >= 2) a.out = args[1];
+  bool out_given = nargs >= 2;
+  const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    PyObject* value = args[nargs + i];
+    PyObject** slot = nullptr;
+    if (SameName(name, g_interned->x)) {
+      if (a.x != nullptr) throw py::type_error(f + "() got multiple values for argument 'x'");
+      a.x = value;
+      continue;
+    }
+    if (SameName(name, g_interned->out)) {
+      if (out_given) throw py::type_error(f + "() got multiple values for argument 'out'");
+      a.out = value;
+      out_given = true;
+      continue;
+    }
+    if (SameName(name, option_name)) {
+      slot = &a.option;
+    } else if (SameName(name, g_interned->feature_level)) {
+      slot = &a.feature_level;
+    } else if (SameName(name, g_interned->device)) {
+      slot = &a.device;
+    } else if (SameName(name, g_interned->threads)) {
+      slot = &a.threads;
+    } else {
+      throw py::type_error(f + "() got an unexpected keyword argument '" +
+                           py::str(name).cast<std::string>() + "'");
+    }
+    *slot = value;  // a keyword appears at most once (Python checks)
+  }
+  if (a.x == nullptr) throw py::type_error(f + "() missing required argument 'x'");
+  return a;
+}
+
+// Below this many bytes moved (in + out) the GIL stays held: releasing and taking it back costs
+// more than other threads could gain (bench/python_vs_numpy.py, 1 Ki elements).
+constexpr uint64_t kReleaseGilBytes = uint64_t{64} << 10;
+
+// A contiguous NumPy array (C or Fortran order) on the host at the extended level, and an out
+// that is absent or a contiguous array of the same dtype, shape and order that is x or shares no
+// byte with it: every element of out is its element of x, so the library's kernel runs over the
+// whole run (runner.h). Returns nullptr (no error set) when the call does not qualify.
+PyObject* TryPacked(const Request& r, PyObject* x_object, PyObject* out_object) {
+  if (r.level != FeatureLevel::kExtended || r.place.kind != DeviceKind::kCpu) return nullptr;
+  auto* x = reinterpret_cast<PyArrayObject*>(x_object);
+  const PyArray_Descr* descr = PyArray_DESCR(x);
+  if (PyArray_ISBYTESWAPPED(x)) return nullptr;
+  const std::optional<DataType> type = TypeOfDescr(descr);
+  if (!type) return nullptr;
+  const int flags = PyArray_FLAGS(x);
+  const bool c_order = (flags & NPY_ARRAY_C_CONTIGUOUS) != 0;
+  const bool f_order = (flags & NPY_ARRAY_F_CONTIGUOUS) != 0;
+  if (!c_order && !f_order) return nullptr;
+  const auto n = static_cast<uint64_t>(PyArray_SIZE(x));
+  const uint64_t bytes = n * ElementSize(*type);
+  auto* in = static_cast<const std::byte*>(PyArray_DATA(x));
+  PyArrayObject* out = nullptr;
+  if (out_object == Py_None) {
+    out = reinterpret_cast<PyArrayObject*>(PyArray_NewLikeArray(x, NPY_KEEPORDER, nullptr, 0));
+    if (out == nullptr) throw py::error_already_set();
+  } else {
+    if (!PyArray_CheckExact(out_object)) return nullptr;
+    out = reinterpret_cast<PyArrayObject*>(out_object);
+    const int out_flags = PyArray_FLAGS(out);
+    if (PyArray_DESCR(out)->type_num != descr->type_num || PyArray_ISBYTESWAPPED(out) ||
+        (out_flags & NPY_ARRAY_WRITEABLE) == 0 || PyArray_NDIM(out) != PyArray_NDIM(x) ||
+        !PyArray_CompareLists(PyArray_DIMS(out), PyArray_DIMS(x), PyArray_NDIM(x)) ||
+        !((c_order && (out_flags & NPY_ARRAY_C_CONTIGUOUS) != 0) ||
+          (f_order && (out_flags & NPY_ARRAY_F_CONTIGUOUS) != 0))) {
+      return nullptr;
+    }
+    const auto* o = static_cast<const std::byte*>(PyArray_DATA(out));
+    if (o != in && bytes != 0 && o < in + bytes && in < o + bytes) return nullptr;  // partial
+    Py_INCREF(out);
+  }
+  const Function function = r.op == Op::kSign ? SignFunction(r.nan) : RoundFunction(r.mode, *type);
+  auto* o = static_cast<std::byte*>(PyArray_DATA(out));
+  const auto esize = static_cast<ptrdiff_t>(ElementSize(*type));
+  if (2 * bytes >= kReleaseGilBytes) {
+    Py_BEGIN_ALLOW_THREADS RunHost(function, *type, in, esize, o, esize, n, r.threads);
+    Py_END_ALLOW_THREADS
+  } else {
+    RunHost(function, *type, in, esize, o, esize, n, r.threads);
+  }
+  return reinterpret_cast<PyObject*>(out);
+}
+
+// Sets the calling thread's default thread count for the scope of one call.
+struct ThreadScope {
+  bool active;
+  int previous = -1;
+  ThreadScope(bool given, int threads) : active(given) {
+    if (active) previous = SetThreadOverride(threads);
+  }
+  ~ThreadScope() {
+    if (active) SetThreadOverride(previous);
+  }
+};
+
+bool HasArrayUfunc(PyObject* x) {
+  PyObject* method =
+      PyObject_GetAttrString(reinterpret_cast<PyObject*>(Py_TYPE(x)), "__array_ufunc__");
+  if (method == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  const bool has = method != Py_None;
+  Py_DECREF(method);
+  return has;
+}
+
+bool HasDLPack(PyObject* x) {
+  return PyObject_HasAttrString(x, "__dlpack__") && PyObject_HasAttrString(x, "__dlpack_device__");
+}
+
+py::object ViaUfunc(const Request& r, PyObject* x, PyObject* out) {
+  py::handle ufunc = UfuncFor(r.op, r.nan, r.mode);
+  ThreadScope scope(r.threads_given, r.threads);
+  if (out == Py_None) return ufunc(py::handle(x));
+  return ufunc(py::handle(x), py::arg("out") = py::handle(out));
+}
+
+// Any other layout of a host array at the extended level (strided, reversed, broadcast; up to
+// 8 dimensions), with no out or an out of the same dtype and shape: NumPy's iterator walks it
+// and the ufunc's loop runs the library's kernels on each run (runner.h); NumPy copies operands
+// that overlap other than exactly, which gives the "x read whole" result. Much cheaper per call
+// than describing and compiling the layout. Not for 0-d arrays (a ufunc returns a scalar for them),
+// more than kMaxRank dimensions (the library's rank rule, after merging, applies),
+// non-native byte order or an out eltwise must check itself (another dtype or shape, a strided
+// out: EltwiseError).
+// Whether two non-empty arrays' byte ranges meet (overlapping operands go to the library, which
+// reads x whole before writing out).
+bool SharesBytes(PyArrayObject* a, PyArrayObject* b);
+
+// The bytes [first, last) an array's elements can touch.
+std::pair<const char*, const char*> ByteBounds(PyArrayObject* a) {
+  const char* first = PyArray_BYTES(a);
+  const char* last = first + PyArray_ITEMSIZE(a);
+  for (int i = 0; i < PyArray_NDIM(a); ++i) {
+    const npy_intp extent = (PyArray_DIM(a, i) - 1) * PyArray_STRIDE(a, i);
+    (extent < 0 ? first : last) += extent;
+  }
+  return {first, last};
+}
+
+bool SharesBytes(PyArrayObject* a, PyArrayObject* b) {
+  const auto [a_first, a_last] = ByteBounds(a);
+  const auto [b_first, b_last] = ByteBounds(b);
+  return a_first < b_last && b_first < a_last;
+}
+
+bool UfuncFits(const Request& r, PyObject* x_object, PyObject* out_object) {
+  if (r.level != FeatureLevel::kExtended || r.place.kind != DeviceKind::kCpu) return false;
+  auto* x = reinterpret_cast<PyArrayObject*>(x_object);
+  if (PyArray_NDIM(x) == 0 || PyArray_NDIM(x) > kMaxRank || PyArray_ISBYTESWAPPED(x) ||
+      !TypeOfDescr(PyArray_DESCR(x))) {
+    return false;
+  }
+  if (out_object == Py_None) return true;
+  if (!PyArray_CheckExact(out_object)) return false;
+  auto* out = reinterpret_cast<PyArrayObject*>(out_object);
+  // A contiguous out cannot map two elements to one address (the library refuses such outs).
+  const int flags = PyArray_FLAGS(out);
+  return PyArray_DESCR(out)->type_num == PyArray_DESCR(x)->type_num &&
+         !PyArray_ISBYTESWAPPED(out) && (flags & NPY_ARRAY_WRITEABLE) != 0 &&
+         (flags & (NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_F_CONTIGUOUS)) != 0 &&
+         PyArray_NDIM(out) == PyArray_NDIM(x) &&
+         PyArray_CompareLists(PyArray_DIMS(out), PyArray_DIMS(x), PyArray_NDIM(x)) &&
+         PyArray_SIZE(x) > 0 && !SharesBytes(x, out);
+}
+
+py::object Dispatch(const Request& r, PyObject* x, PyObject* out) {
+  if (PyArray_CheckExact(x)) {
+    if (PyObject* result = TryPacked(r, x, out)) return py::reinterpret_steal<py::object>(result);
+    if (UfuncFits(r, x, out)) return ViaUfunc(r, x, out);
+    return Run(r, x, out);
+  }
+  const bool plain = r.level == FeatureLevel::kExtended && r.place.kind == DeviceKind::kCpu;
+  const bool scalar = PyArray_IsAnyScalar(x);
+  if (!scalar && !PyArray_Check(x) && HasDLPack(x)) return Run(r, x, out);
+  if (!scalar && HasArrayUfunc(x) && plain) return ViaUfunc(r, x, out);  // Dask, xarray, pandas...
+  // Lists, Python and NumPy scalars, buffers, objects with __array__: read as NumPy does.
+  // ENSUREARRAY: an ndarray subclass becomes a base-class view (the call above comes back here).
+  py::object array = py::reinterpret_steal<py::object>(
+      PyArray_FromAny(x, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
+  if (!array) throw py::error_already_set();
+  const auto* a = reinterpret_cast<PyArrayObject*>(array.ptr());
+  if (!TypeOfDescr(PyArray_DESCR(a)) && !PyArray_Check(x)) {
+    throw py::type_error("x is a " + TypeName(x) + " (NumPy reads it as dtype " +
+                         py::str(array.attr("dtype")).cast<std::string>() +
+                         "); eltwise takes NumPy arrays, array_likes and objects with __dlpack__ "
+                         "(PyTorch tensors, ...) of type " +
+                         std::string(kSupportedTypes + sizeof("eltwise supports ") - 1));
+  }
+  py::object result = Dispatch(r, array.ptr(), out);
+  if (out == Py_None && !PyArray_Check(x) && PyArray_NDIM(a) == 0) {
+    return py::reinterpret_steal<py::object>(
+        PyArray_Return(reinterpret_cast<PyArrayObject*>(result.release().ptr())));
+  }
+  return result;
+}
+
+// Runs a C++ body as a Python function: Python errors pass through, C++ exceptions become the
+// matching Python ones.
+template <class Body>
+PyObject* Guarded(const Body& body) {
+  try {
+    return body().release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+// The first lines are the signature CPython shows (__text_signature__, inspect.signature).
+constexpr const char* kSignDoc =
+    R"doc(sign($module, x, out=None, *, nan='zero', feature_level='extended', device='cpu', threads=None)
+--
+
+Elementwise sign: +1 for x > 0, -1 for x < 0, +0 for +0 and -0 (DirectML ELEMENT_WISE_SIGN,
+ONNX Sign). Unsigned integers give 0 or 1; signed integers -1, 0 or 1 (INT_MIN gives -1).
+
+Parameters
+----------
+x : array_like
+    A NumPy array, anything NumPy reads as one (lists, Python and NumPy scalars), an object with
+    __dlpack__ (PyTorch, ...) or one that implements __array_ufunc__ (Dask arrays, xarray,
+    pandas: they get eltwise.ufunc.sign_nan_<nan> and keep their kind). float32, float16,
+    bfloat16 (ml_dtypes), float64, int8/16/32/64 or uint8/16/32/64, any layout.
+out : array, optional
+    Where to write the result: same shape and dtype as x. It may be x itself (in place) or
+    overlap x in any way; the result is as if x were read whole before out is written.
+nan : {'zero', 'propagate'}
+    Result for NaN: 'zero' gives +0 (DirectML, PyTorch, ONNX Runtime CUDA); 'propagate' gives NaN
+    (NumPy's np.sign, the ONNX reference).
+feature_level : str
+    'extended' (default) or a DirectML feature level ('2_0' ... '6_4'): the request is then
+    validated exactly as DirectML would validate it (x's shape and strides are the tensor
+    description; rank, dtype, size and stride rules apply).
+device : {'cpu', 'cuda', 'cuda:N'}
+    Where to run. CUDA tensors (DLPack) must use a CUDA device; host arrays on a CUDA device are
+    copied there and back.
+threads : int, optional
+    CPU threads for this call (0: one per hardware thread); default: eltwise.num_threads /
+    eltwise.set_num_threads.
+
+Returns
+-------
+out, or a new array of x's shape and dtype (a NumPy scalar for a scalar x, a tensor of the same
+library for DLPack input, the container's own kind for __array_ufunc__ containers).
+
+Raises
+------
+EltwiseError (a ValueError) for a request eltwise rejects, with the library's message; TypeError
+for an unsupported object, dtype or option type; ValueError for an unknown option value or a
+read-only out.)doc";
+
+constexpr const char* kRoundDoc =
+    R"doc(round($module, x, out=None, *, mode='halves_to_nearest_even', feature_level='extended', device='cpu', threads=None)
+--
+
+Elementwise rounding to an integral value of the same dtype (DirectML ELEMENT_WISE_ROUND,
+ONNX Round). The sign of zero is kept, infinities pass through, NaN stays NaN; integer dtypes
+are copied unchanged (extended level only). As in np.rint, the second positional argument is out.
+
+Parameters
+----------
+x : array_like
+    As for sign (containers with __array_ufunc__ get eltwise.ufunc.round_<mode>).
+out : array, optional
+    As for sign: same shape and dtype; may be x or overlap it.
+mode : str
+    'halves_to_nearest_even' (np.rint, ONNX Round), 'toward_zero' (np.trunc), 'toward_infinity'
+    (to nearest, halves away from zero: 2.5 -> 3, -2.5 -> -3; NOT ceil), 'down' (np.floor),
+    'up' (np.ceil). 'down' and 'up' exist at the extended level only.
+feature_level, device, threads :
+    As for sign. Round needs DirectML feature level 2_1 or higher.
+
+Returns
+-------
+out, or a new array of x's shape and dtype (a NumPy scalar for a scalar x).
+
+Raises
+------
+EltwiseError (a ValueError) for a request eltwise rejects; TypeError for an unsupported object,
+dtype or option type; ValueError for an unknown option value or a read-only out.)doc";
+
+PyObject* SignEntry(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return Guarded([&] {
+    const Arguments a = ParseArguments("sign", g_interned->nan, args, nargs, kwnames);
+    Request r;
+    r.op = Op::kSign;
+    r.nan = NanArgument(a.option);
+    r.level = LevelArgument(a.feature_level);
+    r.place = DeviceArgument(a.device);
+    r.threads = ThreadsArgument(a.threads, &r.threads_given);
+    return Dispatch(r, a.x, a.out);
+  });
+}
+
+PyObject* RoundEntry(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return Guarded([&] {
+    const Arguments a = ParseArguments("round", g_interned->mode, args, nargs, kwnames);
+    Request r;
+    r.op = Op::kRound;
+    r.mode = ModeArgument(a.option);
+    r.level = LevelArgument(a.feature_level);
+    r.place = DeviceArgument(a.device);
+    r.threads = ThreadsArgument(a.threads, &r.threads_given);
+    return Dispatch(r, a.x, a.out);
+  });
 }
 
 // `dtype` as eltwise's DataType; nullopt for a NumPy dtype eltwise has no type for. TypeError for
@@ -780,6 +697,10 @@ PYBIND11_MODULE(_core, m) {
   using namespace eltwise::python;
   namespace ew = eltwise;
   g_numpy = new py::module_(py::module_::import("numpy"));
+  if (_import_array() < 0 || _import_umath() < 0) throw py::error_already_set();
+  // pybind11's own NumPy table is a function-local static whose initialiser imports NumPy (which
+  // may release the GIL): initialise it here, not in whichever threads first call in at once.
+  py::detail::npy_api::get();
   m.doc() = "eltwise's compiled core; use the eltwise package.";
   // Each docstring starts with its Python signature (pybind11's would show C++ handle types).
   py::options options;
@@ -795,72 +716,55 @@ PYBIND11_MODULE(_core, m) {
   m.attr("EltwiseError") = py::handle(g_error_type);  // the module holds the reference we made
   m.attr("__version__") = std::string(ew::Version());
 
-  m.def("sign", &SignPy, py::arg("x"), py::arg("out") = py::none(), py::kw_only(),
-        py::arg("nan") = "zero", py::arg("feature_level") = "extended", py::arg("device") = "cpu",
-        R"doc(sign(x, out=None, *, nan="zero", feature_level="extended", device="cpu")
+  InitInterned();
+  static PyMethodDef entry_points[] = {
+      {"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&SignEntry)),
+       METH_FASTCALL | METH_KEYWORDS, kSignDoc},
+      {"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&RoundEntry)),
+       METH_FASTCALL | METH_KEYWORDS, kRoundDoc},
+  };
+  for (PyMethodDef& def : entry_points) {
+    py::object function = py::reinterpret_steal<py::object>(
+        PyCFunction_NewEx(&def, m.ptr(), m.attr("__name__").ptr()));
+    if (!function) throw py::error_already_set();
+    m.attr(def.ml_name) = function;
+  }
 
-Elementwise sign: +1 for x > 0, -1 for x < 0, +0 for +0 and -0 (DirectML ELEMENT_WISE_SIGN,
-ONNX Sign). Unsigned integers give 0 or 1; signed integers -1, 0 or 1 (INT_MIN gives -1).
-
-Parameters
-----------
-x : numpy.ndarray or object with __dlpack__
-    float32, float16, bfloat16 (ml_dtypes), float64, int8/16/32/64 or uint8/16/32/64, any layout.
-out : array, optional
-    Where to write the result: same shape and dtype as x. It may be x itself (in place) or
-    overlap x in any way; the result is as if x were read whole before out is written.
-nan : {"zero", "propagate"}
-    Result for NaN: "zero" gives +0 (DirectML, PyTorch, ONNX Runtime CUDA); "propagate" gives NaN
-    (NumPy's np.sign, the ONNX reference).
-feature_level : str
-    "extended" (default) or a DirectML feature level ("2_0" ... "6_4"): the request is then
-    validated exactly as DirectML would validate it (x's shape and strides are the tensor
-    description; rank, dtype, size and stride rules apply).
-device : {"cpu", "cuda", "cuda:N"}
-    Where to run. CUDA tensors (DLPack) must use a CUDA device; host arrays on a CUDA device are
-    copied there and back.
-
-Returns
--------
-out, or a new array of x's shape and dtype (a NumPy array for NumPy input, a tensor of the same
-library for DLPack input).
-
-Raises
-------
-EltwiseError (a ValueError) for a request eltwise rejects, with the library's message; TypeError
-for an unsupported object or dtype; ValueError for an unknown option value or a read-only out.)doc");
+  int bfloat16_type_num = -1;
+  try {
+    bfloat16_type_num = g_numpy->attr("dtype")(py::module_::import("ml_dtypes").attr("bfloat16"))
+                            .attr("num")
+                            .cast<int>();
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_ImportError)) throw;  // no ml_dtypes: no bfloat16 loops
+  }
+  py::dict ufuncs;
+  for (const Ufunc& u : CreateUfuncs(bfloat16_type_num)) {
+    ufuncs[py::str(u.name)] = py::handle(u.object);
+  }
+  m.attr("ufuncs") = ufuncs;
 
   m.def(
-      "round", &RoundPy, py::arg("x"), py::arg("mode") = "halves_to_nearest_even",
-      py::arg("out") = py::none(), py::kw_only(), py::arg("feature_level") = "extended",
-      py::arg("device") = "cpu",
-      R"doc(round(x, mode="halves_to_nearest_even", out=None, *, feature_level="extended", device="cpu")
+      "set_num_threads",
+      [](int threads) {
+        if (threads < 0) {
+          throw py::value_error("threads is " + std::to_string(threads) +
+                                "; it must be 0 (one per hardware thread) or positive");
+        }
+        SetProcessThreads(threads);
+      },
+      py::arg("threads"),
+      R"doc(set_num_threads(threads) -> None
 
-Elementwise rounding to an integral value of the same dtype (DirectML ELEMENT_WISE_ROUND,
-ONNX Round). The sign of zero is kept, infinities pass through, NaN stays NaN; integer dtypes
-are copied unchanged (extended level only).
+Sets how many threads a call uses by default, for the whole process (0: one per hardware thread,
+the initial setting). A call's threads= and the num_threads context take precedence.)doc");
+  m.def("get_num_threads", &ProcessThreads, R"doc(get_num_threads() -> int
 
-Parameters
-----------
-x : numpy.ndarray or object with __dlpack__
-    float32, float16, bfloat16 (ml_dtypes), float64 or an integer dtype, any layout.
-mode : str
-    "halves_to_nearest_even" (np.rint, ONNX Round), "toward_zero" (np.trunc), "toward_infinity"
-    (to nearest, halves away from zero: 2.5 -> 3, -2.5 -> -3; NOT ceil), "down" (np.floor),
-    "up" (np.ceil). "down" and "up" exist at the extended level only.
-out : array, optional
-    As for sign: same shape and dtype; may be x or overlap it.
-feature_level, device :
-    As for sign. Round needs DirectML feature level 2_1 or higher.
-
-Returns
--------
-out, or a new array of x's shape and dtype.
-
-Raises
-------
-EltwiseError (a ValueError) for a request eltwise rejects; TypeError for an unsupported object
-or dtype; ValueError for an unknown option value or a read-only out.)doc");
+The process-wide default of set_num_threads (0: one per hardware thread).)doc");
+  m.def("_set_thread_override", &SetThreadOverride, py::arg("threads"),
+        "Sets the calling thread's default thread count (-1: none); returns the previous one.");
+  m.def("_operator_cache_size", &OperatorCacheSize,
+        "How many compiled operators the module's cache holds (at most 256).");
 
   m.def("supports", &SupportsPy, py::arg("op"), py::arg("dtype"), py::arg("ndim"),
         py::arg("feature_level") = "extended",

@@ -89,7 +89,7 @@ def call(op, x, param, **kwargs):
 
     if op == "sign":
         return eltwise.sign(x, nan=param, **kwargs)
-    return eltwise.round(x, param, **kwargs)
+    return eltwise.round(x, mode=param, **kwargs)
 
 
 OPS = [("sign", "zero"), ("sign", "propagate")] + [("round", m) for m in MODES]

@@ -32,17 +32,17 @@ class Producer:
 def test_numpy_producer(legacy):
     rng = np.random.default_rng(1)
     x = special_values(np.dtype(np.float32), rng, 1000)[:1000]
-    r = eltwise.round(Producer(x, legacy), "toward_infinity")
+    r = eltwise.round(Producer(x, legacy), mode="toward_infinity")
     assert isinstance(r, np.ndarray)
     assert_bits_equal(r, expected_round(x, "toward_infinity"))
     out = np.zeros_like(x)
     assert isinstance(eltwise.sign(Producer(x, legacy), Producer(out, legacy)), Producer)
     assert_bits_equal(out, expected_sign(x))
     v = x.reshape(10, 100)[::-1, ::3]
-    assert_bits_equal(eltwise.round(Producer(v, legacy), "down"), np.floor(v))
+    assert_bits_equal(eltwise.round(Producer(v, legacy), mode="down"), np.floor(v))
     # in place through two producers of the same memory
     y = x.copy()
-    eltwise.round(Producer(y, legacy), "up", Producer(y, legacy))
+    eltwise.round(Producer(y, legacy), Producer(y, legacy), mode="up")
     assert_bits_equal(y, np.ceil(x))
 
 
@@ -121,7 +121,7 @@ def test_hand_made_bfloat16_capsule():
     bits = np.arange(65536, dtype=np.uint16)
     x = bits.view(BFLOAT16)
     t = HandMade((1, 0), 4, 16, (65536,), data=bits.ctypes.data, keep=bits)
-    r = eltwise.round(t, "toward_infinity")
+    r = eltwise.round(t, mode="toward_infinity")
     assert t.deleted == 1 and t.streams == [None]
     assert r.dtype == BFLOAT16
     assert_bits_equal(r, expected_round(x, "toward_infinity"))
@@ -138,12 +138,12 @@ def test_hand_made_negative_strides_and_byte_offset():
     # element (0, 0) is a[3, 5]: strides (-6, -1) walk back to a[0, 0]
     t = HandMade((1, 0), 2, 64, (4, 6), strides=(-6, -1), data=a.ctypes.data,
                  byte_offset=23 * 8, keep=a)
-    assert_bits_equal(eltwise.round(t, "toward_zero"), np.trunc(a[::-1, ::-1]))
+    assert_bits_equal(eltwise.round(t, mode="toward_zero"), np.trunc(a[::-1, ::-1]))
     # a zero stride (broadcast) and compact strides (None)
     t = HandMade((1, 0), 2, 64, (3, 6), strides=(0, 1), data=a.ctypes.data, keep=a)
     assert_bits_equal(eltwise.sign(t), np.sign(np.broadcast_to(a[0], (3, 6))))
     t = HandMade((1, 0), 2, 64, (4, 6), data=a.ctypes.data, keep=a)
-    assert_bits_equal(eltwise.round(t, "up"), np.ceil(a))
+    assert_bits_equal(eltwise.round(t, mode="up"), np.ceil(a))
 
 
 def test_cuda_tensor_needs_a_cuda_device():
@@ -197,7 +197,7 @@ class DLPackWithoutDevice:
 
 
 def test_dlpack_without_device_method():
-    with pytest.raises(TypeError, match="eltwise takes NumPy arrays and objects with __dlpack__"):
+    with pytest.raises(TypeError, match="eltwise takes NumPy arrays, array_likes and objects with __dlpack__"):
         eltwise.sign(DLPackWithoutDevice())
 
 
@@ -217,7 +217,7 @@ def test_torch_cpu(dtype):
     tdtype = getattr(torch, dtype)
     x = (torch.arange(-50, 50, dtype=torch.float64) / 4).to(tdtype).reshape(10, 10)
     for v in (x, x.t(), x.flip(0), x[:, ::3]):
-        r = eltwise.round(v, "toward_infinity")
+        r = eltwise.round(v, mode="toward_infinity")
         assert isinstance(r, torch.Tensor) and r.dtype == tdtype and r.shape == v.shape
         if dtype == "bfloat16":
             x_np = v.to(torch.float32).numpy().astype(BFLOAT16)
@@ -242,7 +242,7 @@ def test_torch_cuda():
         assert info.value.code == "unsupported"
         return
     for mode in MODES:
-        r = eltwise.round(x, mode, device="cuda")
+        r = eltwise.round(x, mode=mode, device="cuda")
         assert r.is_cuda
         assert_bits_equal(r.cpu().numpy(), expected_round(x.cpu().numpy(), mode))
     y = x.clone().reshape(10, 10).t()

@@ -35,9 +35,9 @@ def test_numpy_functions_directly():
         x = special_values(np.dtype(dtype), rng)
         assert_bits_equal(eltwise.sign(x, nan="propagate"), np.sign(x))
         assert_bits_equal(eltwise.round(x), np.rint(x))
-        assert_bits_equal(eltwise.round(x, "toward_zero"), np.trunc(x))
-        assert_bits_equal(eltwise.round(x, "down"), np.floor(x))
-        assert_bits_equal(eltwise.round(x, "up"), np.ceil(x))
+        assert_bits_equal(eltwise.round(x, mode="toward_zero"), np.trunc(x))
+        assert_bits_equal(eltwise.round(x, mode="down"), np.floor(x))
+        assert_bits_equal(eltwise.round(x, mode="up"), np.ceil(x))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"] + (["bfloat16"] if BFLOAT16 else []))
@@ -51,7 +51,7 @@ def test_directml_rounding_table(dtype):
         "toward_infinity": [-3, -2, -2, -1, 0, 1, 2, 2, 3],
     }
     for mode, want in table.items():
-        got = eltwise.round(x, mode).astype(np.float32)
+        got = eltwise.round(x, mode=mode).astype(np.float32)
         assert got.tolist() == want, mode
 
 
@@ -69,7 +69,7 @@ def test_floor_plus_half_trap():
     """0.49999997f and odd integers >= 2^23 defeat floor(x + 0.5)."""
     x = np.array([0.49999997, 8388609.0, -8388609.0], np.float32)
     assert eltwise.round(x).tolist() == [0.0, 8388609.0, -8388609.0]
-    assert eltwise.round(x, "toward_infinity").tolist() == [0.0, 8388609.0, -8388609.0]
+    assert eltwise.round(x, mode="toward_infinity").tolist() == [0.0, 8388609.0, -8388609.0]
 
 
 def test_int_min_sign():
@@ -82,5 +82,5 @@ def test_int_min_sign():
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_numpy_scalar_input(dtype):
     x = np.array([-1.5 if dtype.kind != "u" else 3]).astype(dtype)[0]
-    assert_bits_equal(eltwise.round(x, "toward_infinity"), expected_round(np.asarray(x), "toward_infinity"))
+    assert_bits_equal(eltwise.round(x, mode="toward_infinity"), expected_round(np.asarray(x), "toward_infinity"))
     assert_bits_equal(eltwise.sign(x), expected_sign(np.asarray(x)))

@@ -23,12 +23,12 @@ def test_many_threads():
             out = np.empty_like(shared)
             own = shared.copy()
             for i in range(20):
-                eltwise.round(shared, mode, out)  # shared input, own output
+                eltwise.round(shared, out, mode=mode)  # shared input, own output
                 assert_bits_equal(out, wants[mode])
                 r = eltwise.sign(shared[::-1])  # new outputs
                 assert_bits_equal(r, want_sign[::-1])
                 if i == 0:
-                    eltwise.round(own, mode, own)  # in place on its own array
+                    eltwise.round(own, own, mode=mode)  # in place on its own array
                     assert_bits_equal(own, wants[mode])
         except BaseException as e:  # reported by the main thread
             errors.append(e)
@@ -55,7 +55,7 @@ def test_threads_with_errors_and_levels():
                 else:
                     raise AssertionError("no error")
                 x = np.full((1, 1, k + 1, 3), -1.5, np.float32)
-                assert (eltwise.round(x, "toward_infinity", feature_level=["2_1", "3_0", "6_4"][k % 3]) == -2).all()
+                assert (eltwise.round(x, mode="toward_infinity", feature_level=["2_1", "3_0", "6_4"][k % 3]) == -2).all()
         except BaseException as e:
             errors.append(e)
 

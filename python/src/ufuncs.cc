@@ -1,0 +1,141 @@
+#include "ufuncs.h"
+
+#include <array>
+
+#include "core/function.h"
+#include "runner.h"
+
+namespace eltwise::python {
+namespace {
+
+int g_bfloat16_type_num = -1;
+std::vector<Ufunc>* g_ufuncs = nullptr;
+
+// What one inner loop runs; NumPy hands it back as the loop's `data`.
+struct LoopData {
+  Function function;
+  DataType type;
+};
+
+// NumPy's inner loop: dims[0] elements, byte steps (any sign; 0 for a broadcast input). NumPy
+// releases the GIL around it and copies operands that overlap other than exactly.
+void Loop(char** args, const npy_intp* dims, const npy_intp* steps, void* data) {
+  const auto& loop = *static_cast<const LoopData*>(data);
+  if (dims[0] <= 0) return;
+  RunHost(loop.function, loop.type, reinterpret_cast<const std::byte*>(args[0]), steps[0],
+          reinterpret_cast<std::byte*>(args[1]), steps[1], static_cast<uint64_t>(dims[0]),
+          DefaultThreads());
+}
+
+// The built-in NumPy types with a loop, in NumPy's usual order (NumPy picks the first loop an
+// input casts to safely). long and long long are distinct type numbers of the same size.
+struct BuiltinType {
+  int type_num;
+  DataType type;
+};
+constexpr DataType SignedOfSize(size_t size) {
+  return size == 8 ? DataType::kInt64 : size == 4 ? DataType::kInt32 : DataType::kInt16;
+}
+constexpr DataType UnsignedOfSize(size_t size) {
+  return size == 8 ? DataType::kUInt64 : size == 4 ? DataType::kUInt32 : DataType::kUInt16;
+}
+constexpr std::array<BuiltinType, 13> kBuiltinTypes = {{
+    {NPY_BYTE, DataType::kInt8},
+    {NPY_UBYTE, DataType::kUInt8},
+    {NPY_SHORT, DataType::kInt16},
+    {NPY_USHORT, DataType::kUInt16},
+    {NPY_INT, SignedOfSize(sizeof(int))},
+    {NPY_UINT, UnsignedOfSize(sizeof(unsigned))},
+    {NPY_LONG, SignedOfSize(sizeof(long))},
+    {NPY_ULONG, UnsignedOfSize(sizeof(unsigned long))},
+    {NPY_LONGLONG, SignedOfSize(sizeof(long long))},
+    {NPY_ULONGLONG, UnsignedOfSize(sizeof(unsigned long long))},
+    {NPY_HALF, DataType::kFloat16},
+    {NPY_FLOAT, DataType::kFloat32},
+    {NPY_DOUBLE, DataType::kFloat64},
+}};
+
+Function FunctionOf(const Ufunc& u, DataType type) {
+  return u.op == Op::kSign ? SignFunction(u.nan) : RoundFunction(u.mode, type);
+}
+
+std::string DocOf(const Ufunc& u) {
+  std::string what = u.op == Op::kSign
+                         ? "eltwise.sign(x, nan='" + std::string(Name(u.nan)) + "')"
+                         : "eltwise.round(x, mode='" + std::string(Name(u.mode)) + "')";
+  return "The NumPy ufunc of " + what +
+         ": the same results, with NumPy's broadcasting, out=, where=, dtype=/casting, .at and "
+         "__array_ufunc__ dispatch (Dask, xarray, pandas). Loops: float16, float32, float64, "
+         "bfloat16 (ml_dtypes), int8/16/32/64 and uint8/16/32/64.";
+}
+
+PyObject* MakeUfunc(const Ufunc& u) {
+  constexpr size_t n = kBuiltinTypes.size();
+  // NumPy keeps pointers to these for the ufunc's lifetime (the module's): leaked on purpose.
+  auto* functions = new PyUFuncGenericFunction[n];
+  auto* data = new void*[n];
+  auto* types = new char[2 * n];
+  for (size_t i = 0; i < n; ++i) {
+    functions[i] = &Loop;
+    data[i] = new LoopData{FunctionOf(u, kBuiltinTypes[i].type), kBuiltinTypes[i].type};
+    types[2 * i] = types[2 * i + 1] = static_cast<char>(kBuiltinTypes[i].type_num);
+  }
+  auto* name = new std::string(u.name);
+  auto* doc = new std::string(DocOf(u));
+  PyObject* ufunc = PyUFunc_FromFuncAndData(functions, data, types, static_cast<int>(n), 1, 1,
+                                            PyUFunc_None, name->c_str(), doc->c_str(), 0);
+  if (ufunc == nullptr) return nullptr;
+  if (g_bfloat16_type_num >= 0) {
+    int bf16_types[2] = {g_bfloat16_type_num, g_bfloat16_type_num};
+    auto* bf16 = new LoopData{FunctionOf(u, DataType::kBFloat16), DataType::kBFloat16};
+    if (PyUFunc_RegisterLoopForType(reinterpret_cast<PyUFuncObject*>(ufunc), g_bfloat16_type_num,
+                                    &Loop, bf16_types, bf16) < 0) {
+      Py_DECREF(ufunc);
+      return nullptr;
+    }
+  }
+  return ufunc;
+}
+
+}  // namespace
+
+std::optional<DataType> TypeOfDescr(const PyArray_Descr* descr) {
+  const int num = descr->type_num;
+  for (const BuiltinType& t : kBuiltinTypes) {
+    if (t.type_num == num) return t.type;
+  }
+  if (num == g_bfloat16_type_num && num >= 0) return DataType::kBFloat16;
+  return std::nullopt;
+}
+
+int BFloat16TypeNum() { return g_bfloat16_type_num; }
+
+const std::vector<Ufunc>& CreateUfuncs(int bfloat16_type_num) {
+  if (g_ufuncs != nullptr) return *g_ufuncs;
+  g_bfloat16_type_num = bfloat16_type_num;
+  auto* ufuncs = new std::vector<Ufunc>();
+  for (NanPolicy nan : {NanPolicy::kZero, NanPolicy::kPropagate}) {
+    ufuncs->push_back({"sign_nan_" + std::string(Name(nan)), Op::kSign, nan,
+                       RoundingMode::kHalvesToNearestEven, nullptr});
+  }
+  for (int m = 0; m < kRoundingModeCount; ++m) {
+    const auto mode = static_cast<RoundingMode>(m);
+    ufuncs->push_back(
+        {"round_" + std::string(Name(mode)), Op::kRound, NanPolicy::kZero, mode, nullptr});
+  }
+  for (Ufunc& u : *ufuncs) {
+    u.object = MakeUfunc(u);
+    if (u.object == nullptr) throw std::runtime_error("creating the ufunc " + u.name + " failed");
+  }
+  g_ufuncs = ufuncs;
+  return *g_ufuncs;
+}
+
+PyObject* UfuncFor(Op op, NanPolicy nan, RoundingMode mode) {
+  for (const Ufunc& u : *g_ufuncs) {
+    if (u.op == op && (op == Op::kSign ? u.nan == nan : u.mode == mode)) return u.object;
+  }
+  return nullptr;
+}
+
+}  // namespace eltwise::python
