@@ -35,6 +35,7 @@ See docs/python.md ("ONNX backend").
 from __future__ import annotations
 
 import heapq
+import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,8 +51,11 @@ from . import info as _info
 from . import round as _round
 from . import sign as _sign
 
-try:  # the C++ ONNX front end (src/onnx); built with libonnx-dev, absent from the wheel
-    from . import _onnx as _frontend
+# The C++ ONNX front end (src/onnx) as the extension eltwise._onnx: built with libonnx-dev, absent
+# from the wheel. Imported by name: it has no stub, since stubs must match every build.
+_frontend: Any
+try:
+    _frontend = importlib.import_module("eltwise._onnx")
 except ImportError:
     _frontend = None
 
