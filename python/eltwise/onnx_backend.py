@@ -12,11 +12,7 @@
     Outputs(y=array([ 0.,  2., -2.], dtype=float32))
 
 ``EltwiseBackend.prepare(model, device="CPU")`` validates the model and returns an
-``EltwiseBackendRep``. Where eltwise was built with its C++ ONNX front end (``eltwise._onnx``,
-from a source build with libonnx-dev; the wheel has none), the rep holds that front end's parsed
-model and ``run(inputs)`` runs it: every node is compiled once per device and input shape, and
-later runs only execute. Without it, ``run(inputs)`` evaluates the graph's nodes in topological
-order with
+``EltwiseBackendRep``; its ``run(inputs)`` evaluates the graph's nodes in topological order with
 ``eltwise.sign(x, nan="propagate")`` (ONNX Sign: NaN gives NaN, as the ONNX reference does) and
 ``eltwise.round(x, mode="halves_to_nearest_even")`` (ONNX Round) and returns the graph outputs, in
 graph-output order, as a named tuple (also indexable by output name).
@@ -35,7 +31,6 @@ See docs/python.md ("ONNX backend").
 from __future__ import annotations
 
 import heapq
-import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,14 +45,6 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 from . import info as _info
 from . import round as _round
 from . import sign as _sign
-
-# The C++ ONNX front end (src/onnx) as the extension eltwise._onnx: built with libonnx-dev, absent
-# from the wheel. Imported by name: it has no stub, since stubs must match every build.
-_frontend: Any
-try:
-    _frontend = importlib.import_module("eltwise._onnx")
-except ImportError:
-    _frontend = None
 
 __all__ = ["EltwiseBackend", "EltwiseBackendRep", "UnsupportedModelError", "MAX_OPSET",
            "prepare", "run_model", "run_node", "supports_device"]
@@ -329,14 +316,6 @@ class EltwiseBackendRep(BackendRep):
             model.graph.node.extend(nodes)
         onnx.checker.check_model(model)
         self._output_type = namedtupledict("Outputs", self._outputs)
-        # The C++ front end parses and validates the model once more, by its own rules, and runs
-        # it: each node is compiled once per input shape, then only executed.
-        self._compiled = None
-        if _frontend is not None:
-            try:
-                self._compiled = _frontend.Model.parse(self.model.SerializeToString(), "model")
-            except ValueError as e:
-                raise UnsupportedModelError(str(e)) from e
 
     # -- running ----------------------------------------------------------------------------------
 
@@ -353,12 +332,6 @@ class EltwiseBackendRep(BackendRep):
     @property
     def output_names(self) -> list[str]:
         return list(self._outputs)
-
-    @property
-    def compile_count(self) -> int | None:
-        """Operators the C++ front end has compiled for this model so far (one per node, device
-        and input shape; repeated runs of one shape add none); None without that front end."""
-        return None if self._compiled is None else int(self._compiled.compile_count)
 
     def _bind(self, inputs: Any) -> dict[str, np.ndarray[Any, Any]]:
         if isinstance(inputs, Mapping):
@@ -413,11 +386,8 @@ class EltwiseBackendRep(BackendRep):
 
         Returns the graph outputs in graph-output order as a named tuple (``out[0]``,
         ``out["y"]``); outputs are new arrays."""
-        bound = self._bind(inputs)
-        if self._compiled is not None:
-            return self._output_type(*self._compiled.run(bound, self._device))
         values: dict[str, Any] = dict(self._constants)
-        values.update(bound)
+        values.update(self._bind(inputs))
         computed = set()
         for step in self._steps:
             x = values[step.input]
