@@ -91,15 +91,16 @@ def test_signatures_are_inspectable():
 
 
 def test_stubtest_finds_no_difference(tmp_path):
-    """mypy's stubtest compares every name, signature and default of the stubs with the module."""
+    """mypy's stubtest compares every name, signature and default of the stubs with the module.
+
+    Run from an empty directory: from site-packages, mypy would take its neighbours (such as
+    mypy_extensions.py) for user modules that shadow the library's."""
     pytest.importorskip("mypy")
     env = dict(os.environ)
     package_root = os.path.dirname(os.path.dirname(eltwise.__file__))
     if package_root not in site.getsitepackages():
         env["MYPYPATH"] = package_root
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
-    # From an empty folder: run inside site-packages (an installed wheel), mypy takes the single-file
-    # modules there (typing_extensions.py) for user modules that shadow its own and stops.
     r = subprocess.run([sys.executable, "-m", "mypy.stubtest", "eltwise", "--mypy-config-file",
                         os.devnull], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
