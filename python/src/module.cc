@@ -717,6 +717,9 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = std::string(ew::Version());
 
   InitInterned();
+  // One entry point per op of the registry (Name(op) is the function's name).
+  static_assert(ew::kOpCount == 2,
+                "a new op in ELTWISE_FOR_EACH_OP needs its entry point (like SignEntry) here");
   static PyMethodDef entry_points[] = {
       {"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&SignEntry)),
        METH_FASTCALL | METH_KEYWORDS, kSignDoc},

@@ -1,8 +1,11 @@
 #include "ufuncs.h"
 
 #include <array>
+#include <stdexcept>
+#include <string>
 
 #include "core/function.h"
+#include "core/op_registry.h"
 #include "runner.h"
 
 namespace eltwise::python {
@@ -113,6 +116,9 @@ int BFloat16TypeNum() { return g_bfloat16_type_num; }
 const std::vector<Ufunc>& CreateUfuncs(int bfloat16_type_num) {
   if (g_ufuncs != nullptr) return *g_ufuncs;
   g_bfloat16_type_num = bfloat16_type_num;
+  // One ufunc per (op, option value) of the op registry.
+  static_assert(kOpCount == 2,
+                "a new op in ELTWISE_FOR_EACH_OP needs its ufuncs (and FunctionOf, DocOf) here");
   auto* ufuncs = new std::vector<Ufunc>();
   for (NanPolicy nan : {NanPolicy::kZero, NanPolicy::kPropagate}) {
     ufuncs->push_back({"sign_nan_" + std::string(Name(nan)), Op::kSign, nan,
@@ -122,6 +128,12 @@ const std::vector<Ufunc>& CreateUfuncs(int bfloat16_type_num) {
     const auto mode = static_cast<RoundingMode>(m);
     ufuncs->push_back(
         {"round_" + std::string(Name(mode)), Op::kRound, NanPolicy::kZero, mode, nullptr});
+  }
+  size_t registry_pairs = 0;
+  for (const OpInfo& op : AllOps()) registry_pairs += op.option.names.size();
+  if (ufuncs->size() != registry_pairs) {
+    throw std::logic_error("eltwise: " + std::to_string(ufuncs->size()) + " ufuncs for the op " +
+                           "registry's " + std::to_string(registry_pairs) + " (op, option) pairs");
   }
   for (Ufunc& u : *ufuncs) {
     u.object = MakeUfunc(u);

@@ -384,3 +384,83 @@ def test_import_eltwise_does_not_import_onnx():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert os.path.exists(os.path.join(os.path.dirname(eltwise.__file__), "onnx_backend.py"))
+
+
+# ---------------------------------------------------------------------------------------------
+# the C++ ONNX front end (eltwise._onnx; source builds with libonnx-dev, not the wheel)
+
+
+def front_end():
+    return pytest.importorskip("eltwise._onnx", reason="eltwise built without its ONNX front end")
+
+
+def test_loaded_model_compiles_once_and_runs_many_times():
+    fe = front_end()
+    t = TensorProto.FLOAT
+    model = fe.Model.parse(make_model([("Round", "x", "r"), ("Sign", "r", "y")],
+                                      [("x", t, ["N"])], [("y", t, ["N"])],
+                                      opset=13).SerializeToString())
+    assert model.compile_count == 0
+    x3, x2 = np.array([-2.5, 0.4, 0.6], np.float32), np.array([1.5, -0.5], np.float32)
+    for _ in range(10):
+        assert_bits_equal(model.run({"x": x3})[0], np.array([-1, 0, 1], np.float32))
+        assert model.compile_count == 2  # one per node
+    for _ in range(10):
+        assert_bits_equal(model.run({"x": x2})[0], np.array([1, 0], np.float32))  # Sign(-0): +0
+        assert_bits_equal(model.run({"x": x3})[0], np.array([-1, 0, 1], np.float32))
+        assert model.compile_count == 4  # the new shape once, the first one still compiled
+
+
+def test_front_end_reports_its_own_messages():
+    fe = front_end()
+    t = TensorProto.FLOAT
+    abs_model = make_model([("Abs", "x", "y")], [("x", t, [2])], [("y", t, [2])])
+    with pytest.raises(ValueError) as e:
+        fe.Model.parse(abs_model.SerializeToString(), "m.onnx")
+    assert str(e.value) == ("m.onnx: node 'n0' (Abs): operator 'Abs' is not supported; eltwise "
+                            "runs Sign (opsets 9, 13) and Round (opsets 11, 22) only")
+    with pytest.raises(ValueError, match="^model: not a valid ONNX model"):
+        fe.Model.parse(b"\x0a\xff\xff")
+    with pytest.raises(OSError, match="cannot open"):
+        fe.Model.load("/nonexistent/m.onnx")
+    m = fe.Model.parse(one_node("Sign", np.float32, 13, shape=[2, "N"]).SerializeToString())
+    assert (m.input_names, m.output_names, m.opset) == (["x"], ["y"], 13)
+    good = np.ones((2, 1), np.float32)
+    for inputs, message in [
+            ({}, "graph input 'x' (FLOAT [2,N]) has no value"),
+            ({"z": good}, "the model has no input 'z' (its inputs: x)"),
+            ({"x": good.astype(np.float64)}, "input 'x' is DOUBLE; the model declares FLOAT"),
+            ({"x": np.ones(2, np.float32)},
+             "input 'x' has shape [2] (rank 1); the model declares [2,N] (rank 2)"),
+            ({"x": np.ones((2, 1), np.bool_)},
+             "input 'x' has dtype bool, which no ONNX Sign or Round model takes")]:
+        with pytest.raises(ValueError) as e:
+            m.run(inputs)
+        assert str(e.value) == message
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        m.run({"x": good}, "tpu")
+    assert m.compile_count == 0  # nothing was compiled for rejected runs
+    assert_bits_equal(m.run({"x": np.array([[-3.0], [np.nan]], ">f4")})[0],
+                      np.array([[-1.0], [np.nan]], np.float32))
+
+
+@pytest.mark.parametrize("first", ["onnx", "eltwise"])
+def test_onnx_and_the_front_end_load_in_either_order(first):
+    front_end()
+    imports = {"onnx": "import onnx", "eltwise": "import eltwise._onnx"}
+    # eltwise._onnx links the system's libonnx and libprotobuf; PyPI's onnx carries its own.
+    code = "\n".join([imports[first], imports["eltwise" if first == "onnx" else "onnx"], """
+import numpy as np
+from onnx import TensorProto, helper
+graph = helper.make_graph([helper.make_node("Round", ["x"], ["y"])], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
+onnx.checker.check_model(model)
+onnx.shape_inference.infer_shapes(model)
+front_end_model = eltwise._onnx.Model.parse(model.SerializeToString())
+(y,) = front_end_model.run({"x": np.array([0.5, 1.5, -2.5], np.float32)})
+assert y.tolist() == [0, 2, -2], y
+"""])
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <mutex>
 #include <queue>
 #include <set>
 #include <span>
+#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "core/op_registry.h"
 #include "eltwise/device.h"
@@ -227,6 +230,21 @@ struct Model::Impl {
   std::vector<NodeInfo> nodes;  // execution order
   std::vector<HostTensor> initializers;
   std::unordered_map<std::string, Value> values;
+
+  // Compiled operators by (device, node index, input shape): Run compiles each node once per
+  // device and shape and afterwards only executes it. A CompiledOperator holds its Device, so a
+  // cached device's state (the key) cannot be freed and its address reused. The cache is bounded
+  // (a model run with ever new symbolic dimensions would otherwise grow it without limit).
+  using CompiledKey = std::tuple<const void*, size_t, std::vector<uint64_t>>;
+  static constexpr size_t kMaxCompiled = 256;
+  mutable std::mutex compiled_mutex;
+  mutable std::map<CompiledKey, CompiledOperator> compiled;
+  mutable uint64_t compile_count = 0;
+
+  // The compiled operator of node `index` for `device` and `input` (type and shape).
+  Expected<CompiledOperator> CompiledNode(const Device& device, size_t index, DataType type,
+                                          const std::vector<uint64_t>& shape,
+                                          uint64_t buffer_bytes) const;
 
   static Expected<std::shared_ptr<Impl>> Build(const ::onnx::ModelProto& model);
 };
@@ -589,6 +607,34 @@ const std::vector<ValueInfo>& Model::outputs() const { return impl_->outputs; }
 const std::vector<NodeInfo>& Model::nodes() const { return impl_->nodes; }
 int64_t Model::ir_version() const { return impl_->ir_version; }
 int Model::opset() const { return impl_->opset; }
+uint64_t Model::compile_count() const {
+  std::lock_guard<std::mutex> lock(impl_->compiled_mutex);
+  return impl_->compile_count;
+}
+
+Expected<CompiledOperator> Model::Impl::CompiledNode(const Device& device, size_t index,
+                                                     DataType type,
+                                                     const std::vector<uint64_t>& shape,
+                                                     uint64_t buffer_bytes) const {
+  CompiledKey key{&device.state(), index, shape};
+  {
+    std::lock_guard<std::mutex> lock(compiled_mutex);
+    if (auto it = compiled.find(key); it != compiled.end()) return it->second;
+  }
+  TensorDesc desc;
+  desc.type = type;
+  desc.sizes = shape;
+  desc.total_tensor_size_in_bytes = buffer_bytes;
+  // The option ONNX's definition of the op means (Sign: NaN propagates, like np.sign).
+  const OpInfo& info = *FindOpByTitle(nodes[index].op_type);
+  Expected<CompiledOperator> op = Compile(device, MakeDesc(info.op, info.onnx_option, desc, desc));
+  if (!op.ok()) return op;
+  std::lock_guard<std::mutex> lock(compiled_mutex);
+  ++compile_count;
+  if (compiled.size() >= kMaxCompiled) compiled.clear();
+  compiled.emplace(std::move(key), *op);
+  return op;
+}
 
 namespace {
 
@@ -693,7 +739,8 @@ Expected<std::vector<NamedTensor>> Model::Run(const Device& device,
     return &on_device.emplace(name, std::move(v)).first->second;
   };
 
-  for (const NodeInfo& node : m.nodes) {
+  for (size_t index = 0; index < m.nodes.size(); ++index) {
+    const NodeInfo& node = m.nodes[index];
     const std::string label = "node " + Quoted(node.name) + " (" + node.op_type + ")";
     const DeviceValue* in;
     if (auto it = on_device.find(node.input); it != on_device.end()) {
@@ -709,15 +756,11 @@ Expected<std::vector<NamedTensor>> Model::Run(const Device& device,
     Expected<void*> p = buffers.Allocate(out.buffer_bytes);
     if (!p.ok()) return Status(p.status().code(), label + ": " + p.status().message());
     out.data = *p;
-    TensorDesc desc;
-    desc.type = in->type;
-    desc.sizes = in->shape;
-    desc.total_tensor_size_in_bytes = in->buffer_bytes;
-    // The option ONNX's definition of the op means (Sign: NaN propagates, like np.sign).
-    const OpInfo& info = *FindOpByTitle(node.op_type);
-    const OperatorDesc op = MakeDesc(info.op, info.onnx_option, desc, desc);
-    Status s = Execute(device, op, ConstBinding{in->data, in->buffer_bytes},
-                       Binding{out.data, out.buffer_bytes});
+    Expected<CompiledOperator> op =
+        m.CompiledNode(device, index, in->type, in->shape, in->buffer_bytes);
+    if (!op.ok()) return Status(op.status().code(), label + ": " + op.status().message());
+    Status s =
+        op->Execute(ConstBinding{in->data, in->buffer_bytes}, Binding{out.data, out.buffer_bytes});
     if (!s.ok()) return Status(s.code(), label + ": " + s.message());
     on_device[node.output] = std::move(out);
   }

@@ -108,12 +108,17 @@ class Model {
   const std::vector<NodeInfo>& nodes() const;
   int64_t ir_version() const;
   int opset() const;  // the ai.onnx opset version imported
+  // How many operators Run has compiled so far. Run compiles each node once per device and input
+  // shape and reuses it on later runs (up to a bounded number of cached operators), so repeated
+  // runs of one shape on one device leave this unchanged.
+  uint64_t compile_count() const;
 
   // Runs the graph on `device`. Every input in inputs() must be given exactly once by name (a
   // graph input that also has an initializer may be overridden); each must have the declared
   // element type and match every declared dimension, and inputs that share a dim_param must
   // agree on it. Returns the graph outputs in graph order. Device data is staged with
-  // Allocate/CopyToDevice/CopyToHost/Synchronize, so any device kind works.
+  // Allocate/CopyToDevice/CopyToHost/Synchronize, so any device kind works. Each node is
+  // compiled on its first run for a device and input shape and only executed afterwards.
   Expected<std::vector<NamedTensor>> Run(const Device& device,
                                          const std::vector<NamedTensor>& inputs) const;
 

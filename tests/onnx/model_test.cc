@@ -322,6 +322,40 @@ TEST(OnnxGraph, SymbolicDimsBindConsistently) {
       << bad.status().message();
 }
 
+TEST(OnnxGraph, CompiledOncePerDeviceAndShape) {
+  // y = Sign(Round(x)) with a symbolic dimension: two nodes to compile per input shape.
+  ::onnx::ModelProto m = OneNode("Sign", TensorProto::FLOAT, {P("N")}, 13);
+  m.mutable_graph()->mutable_node(0)->set_input(0, "r");
+  AddNode(m, "Round", "x", "r", "round");
+  Expected<Model> model = Load(m);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ(model->compile_count(), 0u);
+  auto run = [&](const Device& device, std::vector<float> x) {
+    const uint64_t n = x.size();
+    Expected<std::vector<NamedTensor>> out =
+        model->Run(device, {{"x", Tensor<float>(DataType::kFloat32, {n}, std::move(x))}});
+    EXPECT_TRUE(out.ok()) << out.status().ToString();
+    return out.ok() ? Values<float>((*out)[0].tensor) : std::vector<float>();
+  };
+  for (int rep = 0; rep < 5; ++rep) {
+    EXPECT_EQ(run(Cpu(), {-2.5f, 0.4f, 0.6f}), (std::vector<float>{-1, 0, 1}));
+    EXPECT_EQ(model->compile_count(), 2u) << "run " << rep;
+  }
+  // A new shape compiles both nodes again, once; the first shape stays compiled.
+  for (int rep = 0; rep < 3; ++rep) {
+    EXPECT_EQ(run(Cpu(), {1.5f, -0.5f}), (std::vector<float>{1, 0}));
+    EXPECT_EQ(run(Cpu(), {-2.5f, 0.4f, 0.6f}), (std::vector<float>{-1, 0, 1}));
+    EXPECT_EQ(model->compile_count(), 4u) << "run " << rep;
+  }
+  // Another device (here: one running on the caller's thread only) has operators of its own.
+  Expected<Device> other = Device::Cpu(CpuOptions{.threads = 1});
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  for (int rep = 0; rep < 3; ++rep) {
+    EXPECT_EQ(run(*other, {-2.5f, 0.4f, 0.6f}), (std::vector<float>{-1, 0, 1}));
+    EXPECT_EQ(model->compile_count(), 6u) << "run " << rep;
+  }
+}
+
 TEST(OnnxGraph, ConcurrentRuns) {
   Expected<Model> model = Load(OneNode("Round", TensorProto::DOUBLE, {D(1000)}, 11));
   ASSERT_TRUE(model.ok());
