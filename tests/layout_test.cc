@@ -41,11 +41,6 @@ std::vector<uint64_t> ElementOffsets(const TensorDesc& t) {
   return offsets;
 }
 
-Decoded ExpectedFor(const OperatorDesc& desc, DataType type, const Decoded& x) {
-  if (const auto* s = std::get_if<SignDesc>(&desc)) return OracleSign(type, x, s->nan);
-  return OracleRound(type, x, std::get<RoundDesc>(desc).mode);
-}
-
 const TensorDesc& In(const OperatorDesc& d) {
   return std::visit([](const auto& x) -> const TensorDesc& { return x.input; }, d);
 }
@@ -90,7 +85,7 @@ void RunAndCheck(const OperatorDesc& desc, bool shared = false, uint64_t in_at =
   int failures = 0;
   for (size_t i = 0; i < out_offsets.size() && failures < 5; ++i) {
     const Decoded x = Decode(type, input_snapshot.data() + in_offsets[i]);
-    const Decoded want = ExpectedFor(desc, type, x);
+    const Decoded want = OracleFor(desc, type, x);
     const std::byte* at = out_base + out_offsets[i];
     const Decoded got = Decode(type, at);
     if (!SameValue(want, got)) {

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <variant>
 
 #include "eltwise/eltwise.h"
 
@@ -179,6 +180,18 @@ inline Decoded OracleRound(DataType type, const Decoded& x, RoundingMode mode) {
   if (x.is_nan) return r;
   r.real = OracleRoundReal(x.real, mode);
   return r;
+}
+
+// What the operator `desc` must return for input x: one overload per description type, so a new
+// op fails to compile here until the oracle knows it.
+inline Decoded OracleOf(const SignDesc& desc, DataType type, const Decoded& x) {
+  return OracleSign(type, x, desc.nan);
+}
+inline Decoded OracleOf(const RoundDesc& desc, DataType type, const Decoded& x) {
+  return OracleRound(type, x, desc.mode);
+}
+inline Decoded OracleFor(const OperatorDesc& desc, DataType type, const Decoded& x) {
+  return std::visit([&](const auto& d) { return OracleOf(d, type, x); }, desc);
 }
 
 // Bit-exact equality of decoded values (NaN matches NaN; +0 differs from -0).

@@ -37,11 +37,6 @@ std::vector<int64_t> Offsets(const std::vector<uint64_t>& sizes,
   return offsets;
 }
 
-Decoded OracleFor(const OperatorDesc& op, DataType type, const Decoded& x) {
-  if (const auto* s = std::get_if<SignDesc>(&op)) return OracleSign(type, x, s->nan);
-  return OracleRound(type, x, std::get<RoundDesc>(op).mode);
-}
-
 // Runs `op` through staging::RunStrided on host arrays of `sizes` with the given strides (>= 0),
 // each placed `misalign` bytes past an aligned address, and checks every element and every byte
 // around them.

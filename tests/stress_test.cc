@@ -82,11 +82,6 @@ Case MakeCase(Op op, int param, DataType type, Layout2D layout, uint64_t rows, u
   return c;
 }
 
-Decoded Want(const OperatorDesc& desc, DataType type, const Decoded& x) {
-  if (const auto* s = std::get_if<SignDesc>(&desc)) return OracleSign(type, x, s->nan);
-  return OracleRound(type, x, std::get<RoundDesc>(desc).mode);
-}
-
 // Executes `op` on fresh buffers filled from `seed` and checks every element; returns the number
 // of mismatches (reporting the first few).
 int ExecuteAndCheck(const CompiledOperator& op, const Case& c, uint32_t seed) {
@@ -118,7 +113,7 @@ int ExecuteAndCheck(const CompiledOperator& op, const Case& c, uint32_t seed) {
   for (uint64_t r = 0; r < c.rows; ++r) {
     for (uint64_t col = 0; col < c.cols; ++col) {
       const Decoded x = Decode(c.type, input.data() + InputOffset(c, r, col));
-      const Decoded want = Want(c.desc, c.type, x);
+      const Decoded want = OracleFor(c.desc, c.type, x);
       const Decoded got = Decode(c.type, out_ptr + (r * c.cols + col) * esize);
       if (!SameValue(want, got) && ++mismatches <= 3) {
         ADD_FAILURE() << c.name << " seed " << seed << " at (" << r << "," << col
