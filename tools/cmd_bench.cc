@@ -293,6 +293,13 @@ std::optional<Shapes> MakeShapes(const std::string& layout, DataType type, uint6
   const uint64_t esize = ElementSize(type);
   uint64_t n = std::max<uint64_t>(bytes / esize, 1);
   Shapes s;
+  // Rows of 1000 elements in a pitch of 1024 (n rounded down to whole rows, at least one).
+  const auto padded_rows = [&] {
+    const uint64_t cols = 1000, pitch = 1024;
+    const uint64_t rows = std::max<uint64_t>(1, n / cols);
+    n = rows * cols;
+    return TensorDesc::Strided(type, {rows, cols}, {static_cast<int64_t>(pitch), 1});
+  };
   if (layout == "contiguous" || layout == "inplace") {
     s.input = s.output = TensorDesc::Packed(type, {n});
   } else if (layout == "transposed") {
@@ -305,24 +312,17 @@ std::optional<Shapes> MakeShapes(const std::string& layout, DataType type, uint6
     s.input = TensorDesc::Strided(type, {n}, {0});
     s.output = TensorDesc::Packed(type, {n});
   } else if (layout == "rows") {
-    // Rows of 1000 elements in rows of 1024 (padding on both sides, never written).
-    const uint64_t cols = 1000, pitch = 1024;
-    const uint64_t rows = std::max<uint64_t>(1, n / cols);
-    n = rows * cols;
-    s.input = TensorDesc::Strided(type, {rows, cols}, {static_cast<int64_t>(pitch), 1});
-    s.output = s.input;
+    // Padding on both sides, never written.
+    s.input = s.output = padded_rows();
   } else if (layout == "gathered") {
     // Every second element of the input (inner stride 2) into a packed output.
     s.input = TensorDesc::Strided(type, {n}, {2});
     s.output = TensorDesc::Packed(type, {n});
   } else if (layout == "overlap") {
-    // Rows of 1000 in a pitch of 1024 compacted into packed rows in the same buffer (a partial
-    // overlap whose walks both rise: processed in bounded chunks).
-    const uint64_t cols = 1000, pitch = 1024;
-    const uint64_t rows = std::max<uint64_t>(1, n / cols);
-    n = rows * cols;
-    s.input = TensorDesc::Strided(type, {rows, cols}, {static_cast<int64_t>(pitch), 1});
-    s.output = TensorDesc::Packed(type, {rows, cols});
+    // The padded rows compacted into packed rows in the same buffer (a partial overlap whose
+    // walks both rise: processed in bounded chunks).
+    s.input = padded_rows();
+    s.output = TensorDesc::Packed(type, s.input.sizes);
   } else {
     return std::nullopt;
   }
