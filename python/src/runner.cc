@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/op_registry.h"
 #include "cpu/kernels.h"
 
 namespace eltwise::python {
@@ -48,17 +49,9 @@ std::string KeyOf(const Device& device, const OperatorDesc& desc) {
   key.reserve(160);
   Append(key, &device.state());  // devices live for the process (GetDevice)
   Append(key, static_cast<uint8_t>(desc.index()));
-  std::visit(
-      [&](const auto& d) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(d)>, SignDesc>) {
-          Append(key, d.nan);
-        } else {
-          Append(key, d.mode);
-        }
-        AppendTensor(key, d.input);
-        AppendTensor(key, d.output);
-      },
-      desc);
+  Append(key, OptionOf(desc));
+  AppendTensor(key, InputOf(desc));
+  AppendTensor(key, OutputOf(desc));
   return key;
 }
 
