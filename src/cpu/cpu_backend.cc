@@ -9,8 +9,8 @@
 //   gathered     the innermost dim is strided: tiles of rows are gathered into a small buffer, run
 //                through the contiguous kernel and stored (scattered if the output is strided).
 // Partial overlap of input and output: as the plan's overlap_staging says: walks that rise with the
-// linear index go through bounded chunks in the direction that never overwrites unread input
-// (like memmove); other walks copy the input span first.
+// linear index go through bounded chunks (Note [bounded overlap of rising walks]), in windows of
+// chunks with threads; other walks copy the input span first.
 // Work is split into tasks of about kTaskBytes, run by the persistent pool above kParallelBytes.
 #include "cpu/cpu_backend.h"
 
@@ -46,8 +46,13 @@ constexpr size_t kTileColumns = 128;
 // Row pitch of a gathered tile in elements: padded so that a tile's column (one element per row)
 // does not map every row to the same few L1 sets.
 constexpr size_t kTilePitch = kTileColumns + 16;
-// Partial overlap of rising walks is processed through a temporary of at most this many bytes.
-constexpr size_t kOverlapChunkBytes = size_t{16} << 10;  // stays in L1
+// Partial overlap of rising walks is processed in chunks of at most this many bytes (one stays in
+// L1), a window of at most kOverlapWindowBytes of them at a time with threads.
+constexpr size_t kOverlapChunkBytes = size_t{16} << 10;
+constexpr size_t kOverlapWindowBytes = size_t{512} << 10;
+// A packed piece of a partial overlap whose output lies at least this far from its input runs
+// without the temporary, in sub-pieces of that distance (see RunChunkedOverlapping).
+constexpr size_t kOverlapDirectBytes = 256;
 
 uint64_t LastLevelCacheBytes() {
   static const uint64_t bytes = [] {
@@ -102,6 +107,19 @@ struct RowWalker {
       in -= static_cast<ptrdiff_t>(plan.sizes[d]) * plan.input_strides[d] * esize;
       out -= static_cast<ptrdiff_t>(plan.sizes[d]) * plan.output_strides[d] * esize;
       index[d] = 0;
+    }
+  }
+  void Previous() {
+    const ptrdiff_t esize = plan.element_size;
+    for (int d = outer - 1; d >= 0; --d) {
+      if (index[d]-- > 0) {
+        in -= plan.input_strides[d] * esize;
+        out -= plan.output_strides[d] * esize;
+        return;
+      }
+      index[d] = plan.sizes[d] - 1;
+      in += static_cast<ptrdiff_t>(index[d]) * plan.input_strides[d] * esize;
+      out += static_cast<ptrdiff_t>(index[d]) * plan.output_strides[d] * esize;
     }
   }
 };
@@ -367,75 +385,300 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
 
 // ---- partial overlap ---------------------------------------------------------------------------
 
-// A partial overlap of a kChunked plan (src/core/plan.h): both walks rise with the linear index,
-// so chunks of consecutive elements, each read whole into a bounded buffer, computed there and
-// then written, are exact front to back when every output element lies below its input (and so
-// below all later input), and back to front in the opposite case. Chunks are groups of whole rows
-// when rows are short, segments of a row when they are long. One thread: the order is the point.
+// Note [bounded overlap of rising walks]. A kChunked plan (plan.h): both walks rise with the
+// linear index, so for elements e < f, in(f) >= in(e) + esize and out(f) >= out(e) + esize (byte
+// addresses of the first bytes). Split the elements into P = {e : out(e) <= in(e)} and
+// Q = {e : out(e) > in(e)}. Writing e overwrites the input of f exactly when
+// |out(e) - in(f)| < esize. Then:
+//  * e in P overwrites only inputs of f <= e, and only of f in P: in(f) < out(e) + esize <=
+//    in(e) + esize gives f <= e; were f in Q with f < e, out(f) > in(f) > out(e) - esize would
+//    contradict out(f) <= out(e) - esize.
+//  * e in Q overwrites only inputs of f >= e in Q: in(f) > out(e) - esize > in(e) - esize gives
+//    f >= e; were f in P with f > e, out(f) <= in(f) < out(e) + esize would contradict
+//    out(f) >= out(e) + esize.
+// So running P in rising order and Q in falling order (the two independent of each other) is
+// exact, and so are chunks of consecutive elements of one set, each read whole before it is
+// written: a write only overwrites inputs of its own chunk or of chunks already done. Threads run
+// rounds: every chunk of a window of consecutive chunks (in the pass's order) is read before any of
+// them is written, so a write only overwrites inputs that were read in this round or before.
+// Within a row, out - in = D + k * delta is linear in the inner index k, so each row's part of P is
+// one prefix or suffix of it, and Q the rest: no element is ever tested alone.
+
+// Elements at or below their input (P) in a row whose first output byte lies `row_distance` bytes
+// above its first input byte (negative: below) and whose output-minus-input distance grows by
+// `delta` bytes per element: [first, last) of the row's n elements.
+struct Range {
+  uint64_t first, last;
+};
+Range AtOrBelowInput(int64_t row_distance, int64_t delta, uint64_t n) {
+  if (delta == 0) return row_distance <= 0 ? Range{0, n} : Range{0, 0};
+  if (delta > 0) {  // a prefix: k <= -row_distance / delta
+    if (row_distance > 0) return {0, 0};
+    const uint64_t last = static_cast<uint64_t>(-row_distance) / static_cast<uint64_t>(delta) + 1;
+    return {0, std::min(n, last)};
+  }
+  // delta < 0: a suffix, k >= ceil(row_distance / -delta)
+  if (row_distance <= 0) return {0, n};
+  const auto step = static_cast<uint64_t>(-delta);
+  const uint64_t first = (static_cast<uint64_t>(row_distance) + step - 1) / step;
+  return {std::min(n, first), n};
+}
+
+// Which elements a pass of the chunked overlap runs.
+enum class OverlapPart : uint8_t {
+  kAll,        // every element (the plan's gap says one direction is exact for all)
+  kAtOrBelow,  // P of Note [bounded overlap of rising walks], in rising order
+  kAbove,      // Q, in falling order
+};
+
+// Temporary memory of the calling thread's last partially overlapping Run (see cpu_backend.h).
+thread_local uint64_t last_overlap_staging_bytes = 0;
+
+Status StagingFailed(uint64_t bytes) {
+  return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
+                                              std::to_string(bytes) +
+                                              "-byte temporary failed to allocate");
+}
+
+// A partial overlap of a kChunked plan, exact by Note [bounded overlap of rising walks], through at
+// most kOverlapWindowBytes of temporary memory. Chunks are groups of whole rows when rows are
+// short, segments of a row when they are long. `direction` is OverlapDirection's: +1 or -1 run
+// every element in one pass, 0 runs P then Q.
 Status RunChunkedOverlapping(const KernelTable& table, const Plan& plan, const std::byte* input,
-                             std::byte* output, bool forward) {
+                             std::byte* output, int direction, int threads) {
   const size_t esize = plan.element_size;
   const int inner = std::max(plan.rank - 1, 0);
   const uint64_t n = plan.rank > 0 ? plan.sizes[inner] : 1;
   const ptrdiff_t in_step = (plan.rank > 0 ? plan.input_strides[inner] : 1) * ptrdiff_t(esize);
   const ptrdiff_t out_step = (plan.rank > 0 ? plan.output_strides[inner] : 1) * ptrdiff_t(esize);
+  const int64_t delta = out_step - in_step;
   const uint64_t rows = OuterCount(plan, inner);
   const size_t capacity = std::max<size_t>(1, kOverlapChunkBytes / esize);  // elements
   const uint64_t rows_per_chunk = std::max<uint64_t>(1, capacity / n);
   const uint64_t segment = std::min<uint64_t>(n, capacity);
-  std::unique_ptr<std::byte[]> buffer(
-      new (std::nothrow) std::byte[std::min<uint64_t>(rows_per_chunk * n, capacity) * esize]);
-  if (!buffer) {
-    return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
-                                                std::to_string(capacity * esize) +
-                                                "-byte temporary failed to allocate");
-  }
+  const uint64_t per_row = rows_per_chunk > 1 ? 1 : (n + segment - 1) / segment;
+  const uint64_t chunks =
+      rows_per_chunk > 1 ? (rows + rows_per_chunk - 1) / rows_per_chunk : rows * per_row;
+  threads = ThreadsFor(threads, 2 * plan.element_count * esize);
+  // One chunk at a time on one thread (it stays in L1); windows of chunks with threads.
+  const uint64_t window =
+      threads == 1 ? 1 : std::min<uint64_t>(chunks, kOverlapWindowBytes / kOverlapChunkBytes);
+  const uint64_t slot = std::min<uint64_t>(rows_per_chunk * n, capacity) * esize;  // bytes
+  const uint64_t staging = window * slot;
+  std::unique_ptr<std::byte[]> buffer(new (std::nothrow) std::byte[staging]);
+  if (!buffer) return StagingFailed(staging);
+  last_overlap_staging_bytes = staging;
+
   const ContiguousKernel kernel = table.Contiguous(plan.function, plan.type);
   const GatherFn gather =
       WithElementType(esize, [](auto u) -> GatherFn { return &Gather<decltype(u)>; });
   const ScatterFn scatter =
       WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
-  // Elements [begin, begin + count) of rows [first, first + row_count) (whole rows when
-  // row_count > 1): read all, compute, write all.
-  auto chunk = [&](uint64_t first, uint64_t row_count, uint64_t begin, uint64_t count) {
-    RowWalker reader(plan, inner, input, output, first);
-    std::byte* p = buffer.get();
-    for (uint64_t r = 0; r < row_count; ++r, reader.Next(), p += count * esize) {
-      const std::byte* from = reader.in + static_cast<ptrdiff_t>(begin) * in_step;
-      if (in_step == static_cast<ptrdiff_t>(esize)) {
-        std::memcpy(p, from, count * esize);
-      } else {
-        gather(from, in_step, p, count);
-      }
+  // Calls f(in, out, count) for each row piece of chunk `k` that belongs to `part`, in order.
+  // Calls f(in, out, count) for each row piece of chunk `k` that belongs to `part`, rows in rising
+  // or falling order.
+  auto for_each_piece = [&](uint64_t k, OverlapPart part, bool rising, auto f) {
+    uint64_t first_row = k, row_count = 1, begin = 0, count = n;
+    if (rows_per_chunk > 1) {
+      first_row = k * rows_per_chunk;
+      row_count = std::min(rows_per_chunk, rows - first_row);
+    } else {
+      first_row = k / per_row;
+      begin = (k % per_row) * segment;
+      count = std::min(segment, n - begin);
     }
-    RowWalker writer(plan, inner, input, output, first);
-    p = buffer.get();
-    for (uint64_t r = 0; r < row_count; ++r, writer.Next(), p += count * esize) {
-      std::byte* to = writer.out + static_cast<ptrdiff_t>(begin) * out_step;
-      if (out_step == static_cast<ptrdiff_t>(esize)) {
-        kernel(p, to, count);
-      } else {
-        kernel(p, p, count);
-        scatter(p, to, out_step, count);
+    RowWalker walk(plan, inner, input, output, rising ? first_row : first_row + row_count - 1);
+    for (uint64_t r = 0; r < row_count; ++r) {
+      uint64_t lo = begin, hi = begin + count;
+      if (part != OverlapPart::kAll) {
+        const int64_t distance = static_cast<int64_t>(reinterpret_cast<uintptr_t>(walk.out) -
+                                                      reinterpret_cast<uintptr_t>(walk.in));
+        const Range p = AtOrBelowInput(distance, delta, n);
+        Range mine = p;  // Q is the rest of the row: one prefix or suffix
+        if (part == OverlapPart::kAbove) mine = p.first == 0 ? Range{p.last, n} : Range{0, p.first};
+        lo = std::max(lo, mine.first);
+        hi = std::min(hi, mine.last);
       }
+      if (lo < hi) {
+        f(walk.in + static_cast<ptrdiff_t>(lo) * in_step,
+          walk.out + static_cast<ptrdiff_t>(lo) * out_step, hi - lo);
+      }
+      if (r + 1 < row_count) rising ? walk.Next() : walk.Previous();
     }
   };
-  if (rows_per_chunk > 1) {
-    const uint64_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
-    for (uint64_t c = 0; c < chunks; ++c) {
-      const uint64_t k = forward ? c : chunks - 1 - c;
-      const uint64_t first = k * rows_per_chunk;
-      chunk(first, std::min(rows_per_chunk, rows - first), 0, n);
-    }
-  } else {
-    const uint64_t segments = (n + segment - 1) / segment;
-    for (uint64_t r = 0; r < rows; ++r) {
-      const uint64_t row = forward ? r : rows - 1 - r;
-      for (uint64_t c = 0; c < segments; ++c) {
-        const uint64_t k = forward ? c : segments - 1 - c;
-        chunk(row, 1, k * segment, std::min(segment, n - k * segment));
+  const bool packed =
+      in_step == static_cast<ptrdiff_t>(esize) && out_step == static_cast<ptrdiff_t>(esize);
+  // A round of chunks on several threads: first every chunk's pieces are read into its slot,
+  // then written. A packed piece whose inputs all lie beyond every output of the round (above
+  // `limit`, the round's highest output byte + 1, in a rising pass; below `limit`, its lowest
+  // output byte, in a falling one) is not read first but runs straight through the kernel when
+  // written: no write of the round reaches its inputs, and its own writes, which lie beyond none
+  // of its inputs, only reach inputs already read (the Note).
+  auto direct_in_round = [&](const std::byte* in, uint64_t count, bool rising, uintptr_t limit) {
+    if (!packed) return false;
+    const auto lo = reinterpret_cast<uintptr_t>(in);
+    return rising ? lo >= limit : lo + count * esize <= limit;
+  };
+  auto read = [&](uint64_t k, OverlapPart part, std::byte* p, bool rising, uintptr_t limit) {
+    for_each_piece(k, part, true, [&](const std::byte* in, std::byte*, uint64_t count) {
+      if (direct_in_round(in, count, rising, limit)) return;
+      if (in_step == static_cast<ptrdiff_t>(esize)) {
+        std::memcpy(p, in, count * esize);
+      } else {
+        gather(in, in_step, p, count);
       }
+      p += count * esize;
+    });
+  };
+  auto write = [&](uint64_t k, OverlapPart part, std::byte* p, bool rising, uintptr_t limit) {
+    for_each_piece(k, part, true, [&](const std::byte* in, std::byte* out, uint64_t count) {
+      if (direct_in_round(in, count, rising, limit)) {
+        kernel(in, out, count);
+        return;
+      }
+      if (out_step == static_cast<ptrdiff_t>(esize)) {
+        kernel(p, out, count);
+      } else {
+        kernel(p, p, count);
+        scatter(p, out, out_step, count);
+      }
+      p += count * esize;
+    });
+  };
+  // A span of chunks whose outputs all lie on the far side of all their inputs (below them in a
+  // rising pass, above in a falling one) runs straight through the kernel, on every thread at once:
+  // its writes overwrite no input of its own and, by the Note, none of chunks still to come.
+  auto first_in = [&](uint64_t k) {  // the lowest input address of chunk k (a rising walk)
+    const uint64_t row = rows_per_chunk > 1 ? k * rows_per_chunk : k / per_row;
+    const uint64_t begin = rows_per_chunk > 1 ? 0 : (k % per_row) * segment;
+    return reinterpret_cast<uintptr_t>(RowWalker(plan, inner, input, output, row).in +
+                                       static_cast<ptrdiff_t>(begin) * in_step);
+  };
+  auto last_element = [&](uint64_t k, bool out) {  // the highest address of chunk k, + esize
+    uint64_t row, end;
+    if (rows_per_chunk > 1) {
+      row = std::min(rows, (k + 1) * rows_per_chunk) - 1;
+      end = n;
+    } else {
+      row = k / per_row;
+      end = std::min(n, (k % per_row + 1) * segment);
     }
+    const RowWalker walk(plan, inner, input, output, row);
+    const std::byte* p = out ? walk.out + static_cast<ptrdiff_t>(end - 1) * out_step
+                             : walk.in + static_cast<ptrdiff_t>(end - 1) * in_step;
+    return reinterpret_cast<uintptr_t>(p) + esize;
+  };
+  auto first_out = [&](uint64_t k) {
+    const uint64_t row = rows_per_chunk > 1 ? k * rows_per_chunk : k / per_row;
+    const uint64_t begin = rows_per_chunk > 1 ? 0 : (k % per_row) * segment;
+    return reinterpret_cast<uintptr_t>(RowWalker(plan, inner, input, output, row).out +
+                                       static_cast<ptrdiff_t>(begin) * out_step);
+  };
+  // Chunks [lo, hi) (indices) lie apart: all outputs below all inputs (rising) or above (falling).
+  auto apart = [&](uint64_t lo, uint64_t hi, bool rising) {
+    return rising ? last_element(hi - 1, true) <= first_in(lo)
+                  : first_out(lo) >= last_element(hi - 1, false);
+  };
+  auto direct = [&](uint64_t k, OverlapPart part) {
+    for_each_piece(k, part, true, [&](const std::byte* in, std::byte* out, uint64_t count) {
+      kernel(in, out, count);
+    });
+  };
+  // One chunk on the calling thread. A packed row piece whose output lies at least
+  // kOverlapDirectBytes beyond its input (below it in a rising pass, above in a falling one) runs
+  // straight through the kernel in sub-pieces no longer than that distance, in the pass's order:
+  // each sub-piece's outputs then lie beyond all its own inputs, so by the Note its writes only
+  // reach inputs already read. The other pieces are read into the buffer first (all of them,
+  // before any piece of the chunk is written).
+  auto direct_length = [&](const std::byte* in, const std::byte* out, bool rising) -> uint64_t {
+    if (!packed) return 0;
+    const auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+    const uintptr_t distance = rising ? (a >= b ? a - b : 0) : (b >= a ? b - a : 0);
+    return distance >= kOverlapDirectBytes ? distance / esize : 0;
+  };
+  auto run_one = [&](uint64_t k, OverlapPart part, bool rising) {
+    std::byte* p = buffer.get();
+    for_each_piece(k, part, rising, [&](const std::byte* in, const std::byte* out, uint64_t count) {
+      if (direct_length(in, out, rising) != 0) return;
+      if (in_step == static_cast<ptrdiff_t>(esize)) {
+        std::memcpy(p, in, count * esize);
+      } else {
+        gather(in, in_step, p, count);
+      }
+      p += count * esize;
+    });
+    p = buffer.get();
+    for_each_piece(k, part, rising, [&](const std::byte* in, std::byte* out, uint64_t count) {
+      if (const uint64_t length = direct_length(in, out, rising); length != 0) {
+        for (uint64_t done = 0; done < count;) {
+          const uint64_t step = std::min(length, count - done);
+          const uint64_t at = rising ? done : count - done - step;
+          kernel(in + at * esize, out + at * esize, step);
+          done += step;
+        }
+        return;
+      }
+      if (out_step == static_cast<ptrdiff_t>(esize)) {
+        kernel(p, out, count);
+      } else {
+        kernel(p, p, count);
+        scatter(p, out, out_step, count);
+      }
+      p += count * esize;
+    });
+  };
+  auto pass = [&](OverlapPart part, bool rising) {
+    // Chunks in the pass's order: positions [i, j) are indices [i, j) rising, or
+    // [chunks - j, chunks - i) falling.
+    auto index_range = [&](uint64_t i, uint64_t j) {
+      return rising ? Range{i, j} : Range{chunks - j, chunks - i};
+    };
+    for (uint64_t i = 0; i < chunks;) {
+      // The longest span from position i that lies apart (binary search: it only grows shorter
+      // as it extends, since the outputs rise and the inputs fall away from it).
+      uint64_t good = i, bad = chunks + 1;
+      if (packed) {
+        while (bad - good > 1) {
+          const uint64_t mid = good + (bad - good) / 2;
+          const Range r = index_range(i, mid);
+          (apart(r.first, r.last, rising) ? good : bad) = mid;
+        }
+      }
+      // On threads, only spans of at least a window: each span is one parallel loop.
+      if (good > i && (window == 1 || good - i >= window)) {
+        const Range r = index_range(i, good);
+        ThreadPool::Global().ParallelFor(r.last - r.first, threads,
+                                         [&](size_t j) { direct(r.first + j, part); });
+        i = good;
+        continue;
+      }
+      const uint64_t count = std::min(window, chunks - i);
+      const Range r = index_range(i, i + count);
+      if (count == 1) {
+        run_one(r.first, part, rising);
+      } else {
+        const uintptr_t limit = rising ? last_element(r.last - 1, true) : first_out(r.first);
+        const auto slot_of = [&](uint64_t k) { return buffer.get() + (k - r.first) * slot; };
+        // One task per thread, each the same run of chunks in both phases (its slots stay in
+        // its own cache when the pool keeps the task on the same thread).
+        const auto tasks = static_cast<size_t>(std::min<uint64_t>(count, threads));
+        auto each = [&](size_t t, auto f) {
+          for (uint64_t k = r.first + count * t / tasks; k < r.first + count * (t + 1) / tasks; ++k)
+            f(k, part, slot_of(k), rising, limit);
+        };
+        ThreadPool::Global().ParallelFor(tasks, threads, [&](size_t t) { each(t, read); });
+        ThreadPool::Global().ParallelFor(tasks, threads, [&](size_t t) { each(t, write); });
+      }
+      i += count;
+    }
+  };
+  if (direction > 0) {
+    pass(OverlapPart::kAll, true);
+  } else if (direction < 0) {
+    pass(OverlapPart::kAll, false);
+  } else {
+    pass(OverlapPart::kAtOrBelow, true);
+    pass(OverlapPart::kAbove, false);
   }
   return Status::Ok();
 }
@@ -584,13 +827,12 @@ class Cpu final : public Backend {
       if (plan.overlap_staging == OverlapStaging::kChunked) {
         const int direction =
             OverlapDirection(plan, input + plan.input_offset, output + plan.output_offset);
-        if (direction != 0) {
-          return RunChunkedOverlapping(table, plan, input + plan.input_offset,
-                                       output + plan.output_offset, direction > 0);
-        }
+        return RunChunkedOverlapping(table, plan, input + plan.input_offset,
+                                     output + plan.output_offset, direction, threads_);
       }
-      // Walks that interleave (or a distance for which neither direction is safe): read the
-      // whole input span first.
+      // Walks that do not both rise and are no tile swap (plan.h): read the whole input span
+      // first.
+      last_overlap_staging_bytes = plan.input_span;
       std::unique_ptr<std::byte[]> copy(new (std::nothrow) std::byte[plan.input_span]);
       if (!copy) {
         return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
@@ -643,6 +885,8 @@ void RunPlanWithTable(const KernelTable& table, const Plan& plan, const std::byt
                       std::byte* output, int threads) {
   RunPlan(table, plan, input, output, threads);
 }
+
+uint64_t LastOverlapStagingBytes() { return last_overlap_staging_bytes; }
 
 std::shared_ptr<const Backend> MakeCpuBackend(int threads) {
   return std::make_shared<const Cpu>(threads);

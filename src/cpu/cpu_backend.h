@@ -1,6 +1,7 @@
 // The CPU backend: runs plans with the best kernel table for this CPU.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "core/backend.h"
@@ -23,5 +24,10 @@ void RunPlanWithTable(const KernelTable& table, const Plan& plan, const std::byt
 // not overlap partially (that is Backend::Run's job).
 void RunPlanWithTable(const KernelTable& table, const Plan& plan, const std::byte* input,
                       std::byte* output, int threads);
+
+// The bytes of temporary memory that the calling thread's last Execute on a CPU device whose input
+// and output overlap partially staged through (the whole input span, or the bounded chunks or
+// tiles). For tests of the bound; calls without partial overlap leave it as it was.
+uint64_t LastOverlapStagingBytes();
 
 }  // namespace eltwise
