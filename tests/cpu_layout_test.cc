@@ -751,8 +751,22 @@ TEST(Planner, OverlapStaging) {
   p = plan({10, 20}, {}, {25, 1});
   EXPECT_EQ(p.overlap_forward_gap, 9u * 5 * 4);
   EXPECT_EQ(p.overlap_backward_gap, 0u);
-  EXPECT_EQ(plan({10, 20}, {1, 10}).overlap_staging, OverlapStaging::kWholeInput);
-  EXPECT_EQ(plan({10, 20}, {-20, 1}).overlap_staging, OverlapStaging::kWholeInput);
+  EXPECT_EQ(plan({10, 20}, {1, 10}).overlap_staging, OverlapStaging::kWholeInput);  // not square
+  // Rows in reverse order: a mirror (tile pairs) when the input's first row is the output's last.
+  p = plan({10, 20}, {-20, 1});
+  EXPECT_EQ(p.overlap_staging, OverlapStaging::kSwapTiles);
+  EXPECT_EQ(p.overlap_swap_a, -1);
+  EXPECT_EQ(p.overlap_reversed_dims, 1u);
+  EXPECT_EQ(p.overlap_swap_distance, 9u * 20 * 4);
+  // A square transpose: dims 0 and 1 swapped, at distance 0.
+  p = plan({16, 16}, {1, 16});
+  EXPECT_EQ(p.overlap_staging, OverlapStaging::kSwapTiles);
+  EXPECT_EQ(p.overlap_swap_b - p.overlap_swap_a, 1);
+  EXPECT_EQ(p.overlap_reversed_dims, 0u);
+  EXPECT_EQ(p.overlap_swap_distance, 0u);
+  // Reversed and transposed at once, or reversed into a different pitch: copied.
+  EXPECT_EQ(plan({16, 16}, {-1, 16}).overlap_staging, OverlapStaging::kWholeInput);
+  EXPECT_EQ(plan({10, 20}, {-30, 1}).overlap_staging, OverlapStaging::kWholeInput);
 }
 
 }  // namespace

@@ -7,8 +7,10 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "cpu/cpu_backend.h"
 #include "oracle.h"
 #include "test_values.h"
 
@@ -230,6 +232,152 @@ TEST(Layout, ThreadCountsGiveIdenticalResults) {
         RoundDesc{Strided(DataType::kFloat32, {300, 301}, {1, 300}),
                   TensorDesc::Packed(DataType::kFloat32, {300, 301}), RoundingMode::kTowardZero},
         false, 0, 0, threads);
+  }
+}
+
+// Strides (elements) of a tensor of `sizes` stored with its dims in `order` (outermost first),
+// each dim padded by `pad` elements, and the dims in `negative` (bit d) walked backwards.
+std::vector<int64_t> StoredStrides(const std::vector<uint64_t>& sizes,
+                                   const std::vector<size_t>& order, int64_t pad,
+                                   unsigned negative) {
+  std::vector<int64_t> strides(sizes.size());
+  int64_t step = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    const size_t d = order[i];
+    strides[d] = (negative >> d & 1u) ? -step : step;
+    step *= static_cast<int64_t>(sizes[d]) + pad;
+  }
+  return strides;
+}
+
+OperatorDesc OverlapDesc(int op, DataType type, const std::vector<uint64_t>& sizes,
+                         const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+  if (op == 0)
+    return SignDesc{Strided(type, sizes, in), Strided(type, sizes, out), NanPolicy::kPropagate};
+  return RoundDesc{Strided(type, sizes, in), Strided(type, sizes, out),
+                   RoundingMode::kHalvesToNearestEven};
+}
+
+// Input and output in one buffer, the output's lowest byte `shift` bytes from the input's.
+void RunShifted(const OperatorDesc& desc, int64_t shift, int threads = 1) {
+  const auto margin = static_cast<uint64_t>(shift < 0 ? -shift : 0);
+  RunAndCheck(desc, true, margin, static_cast<uint64_t>(static_cast<int64_t>(margin) + shift),
+              threads);
+}
+
+// Partial overlaps of many geometries against the oracle: small shapes, every permutation and
+// stride sign of input and output (packed or padded), element sizes 1/2/4/8, both ops, the output
+// a few elements (or a byte) below or above the input. Covers the bounded classes (rising walks at
+// every distance, transposes and reversals onto themselves: shift 0) and the whole-input copy.
+TEST(Layout, PartialOverlapGeometries) {
+  const std::vector<std::vector<uint64_t>> shapes = {{9}, {5, 6}, {6, 6}, {3, 4, 5}, {4, 4, 3}};
+  const DataType types[] = {DataType::kUInt8, DataType::kFloat16, DataType::kFloat32,
+                            DataType::kFloat64};
+  std::mt19937_64 rng(16);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  for (int trial = 0; trial < 2500; ++trial) {
+    const std::vector<uint64_t>& sizes = shapes[pick(shapes.size())];
+    const DataType type = types[pick(4)];
+    const auto e = static_cast<int64_t>(ElementSize(type));
+    std::vector<size_t> in_order(sizes.size()), out_order(sizes.size());
+    std::iota(in_order.begin(), in_order.end(), size_t{0});
+    std::iota(out_order.begin(), out_order.end(), size_t{0});
+    std::shuffle(in_order.begin(), in_order.end(), rng);
+    std::shuffle(out_order.begin(), out_order.end(), rng);
+    const unsigned all = (1u << sizes.size()) - 1;
+    const auto in_negative = static_cast<unsigned>(rng() & all);
+    // Half the time the output mirrors the input (the same order and signs flipped, or two dims
+    // swapped), the shapes whose overlap at shift 0 is a reversal or transpose onto itself.
+    unsigned out_negative = static_cast<unsigned>(rng() & all);
+    if (trial % 2 == 0) {
+      out_order = in_order;
+      out_negative = in_negative ^ static_cast<unsigned>(rng() & all);
+      if (sizes.size() >= 2 && rng() % 2 == 0) std::swap(out_order[0], out_order[1]);
+    }
+    const int64_t pad = static_cast<int64_t>(rng() % 2);
+    const std::vector<int64_t> in = StoredStrides(sizes, in_order, pad, in_negative);
+    const std::vector<int64_t> out = StoredStrides(sizes, out_order, 0, out_negative);
+    const int64_t shifts[] = {0, 0, e, -e, 3 * e, -3 * e, 1, -1};
+    int64_t shift = shifts[pick(8)];
+    if (e == 1 && (shift == 1 || shift == -1)) shift = 2 * shift;
+    SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(Name(type)) + " shift " +
+                 std::to_string(shift));
+    RunShifted(OverlapDesc(trial % 3 == 0 ? 1 : 0, type, sizes, in, out), shift);
+    if (HasFailure()) return;
+  }
+}
+
+// Rising walks over many chunks whose output crosses its input midway (elements on one side run
+// front to back, the others back to front, in two passes), packed and strided rows, 1 and 2
+// threads (f64 is large enough for the threaded rounds).
+TEST(Layout, PartialOverlapRisingWalksThatCross) {
+  const std::vector<uint64_t> sizes = {300, 200};
+  for (DataType type : {DataType::kUInt8, DataType::kFloat32, DataType::kFloat64}) {
+    const auto e = static_cast<int64_t>(ElementSize(type));
+    for (int threads : {1, 2}) {
+      for (int64_t crossing_row : {int64_t{5}, int64_t{100}, int64_t{290}}) {
+        SCOPED_TRACE(std::string(Name(type)) + " threads " + std::to_string(threads) +
+                     " crossing at row " + std::to_string(crossing_row));
+        // Rows of 200 in a pitch of 210 compacted: out - in = shift - 10 e r.
+        const int64_t shift = crossing_row * 10 * e;
+        RunShifted(OverlapDesc(0, type, sizes, {210, 1}, {200, 1}), shift, threads);
+        RunShifted(OverlapDesc(1, type, sizes, {210, 1}, {200, 1}), shift + 1, threads);
+        // Packed rows spread to the pitch: out - in = shift + 10 e r.
+        RunShifted(OverlapDesc(1, type, sizes, {200, 1}, {210, 1}), -shift, threads);
+        // Every second element gathered into packed rows.
+        RunShifted(OverlapDesc(0, type, sizes, {420, 2}, {200, 1}), 22 * crossing_row * e, threads);
+      }
+    }
+  }
+}
+
+// Every square transpose and reversal onto itself of a small matrix, with the rows padded.
+TEST(Layout, PartialOverlapMirrorsOntoThemselves) {
+  for (DataType type :
+       {DataType::kUInt8, DataType::kUInt16, DataType::kFloat32, DataType::kFloat64}) {
+    for (uint64_t n : {uint64_t{1}, uint64_t{2}, uint64_t{7}, uint64_t{33}}) {
+      const std::vector<uint64_t> sizes = {n, n};
+      const int64_t pitch = static_cast<int64_t>(n) + 2;
+      for (unsigned negative = 0; negative < 4; ++negative) {
+        const std::vector<int64_t> rows = StoredStrides(sizes, {0, 1}, 2, negative);
+        const std::vector<int64_t> columns = StoredStrides(sizes, {1, 0}, 2, negative);
+        const std::vector<int64_t> flipped = StoredStrides(sizes, {0, 1}, 2, negative ^ 3u);
+        SCOPED_TRACE(std::string(Name(type)) + " n=" + std::to_string(n) + " pitch " +
+                     std::to_string(pitch) + " negative " + std::to_string(negative));
+        RunShifted(OverlapDesc(0, type, sizes, rows, columns), 0);  // transpose
+        RunShifted(OverlapDesc(1, type, sizes, rows, flipped), 0);  // reversal
+        RunShifted(OverlapDesc(0, type, sizes, columns, flipped), 0);
+      }
+    }
+  }
+}
+
+// The bounded classes use at most 1 MiB of temporary memory however large the tensors (checked
+// through the CPU backend's hook on 2.1 MiB tensors; the bound does not grow with them), and stay
+// exact; a class that still copies the input reports its whole span.
+TEST(Layout, PartialOverlapStagingIsBounded) {
+  constexpr uint64_t kBound = uint64_t{1} << 20;
+  const DataType t = DataType::kUInt8;
+  const std::vector<uint64_t> square = {1500, 1500};
+  const std::vector<int64_t> rows = {1500, 1}, columns = {1, 1500}, reversed = {-1500, -1};
+  auto staged = [](const OperatorDesc& desc, int64_t shift, int threads) {
+    RunShifted(desc, shift, threads);
+    return LastOverlapStagingBytes();
+  };
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    // Rising walks: rows compacted (one pass) and rows spread so that neither direction holds
+    // for every element (two passes).
+    const std::vector<uint64_t> padded = {1500, 1500};
+    const std::vector<int64_t> pitch = {1600, 1}, packed = {1500, 1};
+    EXPECT_LE(staged(OverlapDesc(0, t, padded, pitch, packed), 0, threads), kBound);
+    EXPECT_LE(staged(OverlapDesc(1, t, padded, packed, pitch), 1000 * 100, threads), kBound);
+    EXPECT_LE(staged(OverlapDesc(0, t, padded, pitch, packed), 1000 * 100, threads), kBound);
+    // A square transpose and a reversal onto themselves.
+    EXPECT_LE(staged(OverlapDesc(0, t, square, rows, columns), 0, threads), kBound);
+    EXPECT_LE(staged(OverlapDesc(1, t, square, reversed, rows), 0, threads), kBound);
+    // Still copied: a transpose one element away from itself.
+    EXPECT_EQ(staged(OverlapDesc(0, t, square, rows, columns), 1, threads), 1500u * 1500);
   }
 }
 

@@ -96,6 +96,42 @@ void PlanOverlap(const std::vector<Dim>& dims, Layout layout, uint64_t esize, Pl
   plan.overlap_backward_gap = static_cast<uint64_t>(std::min(backward, kMax));
 }
 
+// A partial overlap that no chunk order makes exact: whether the output is the input mirrored
+// (see OverlapStaging::kSwapTiles). With output strides positive (MakePlan), every dim must be an
+// identity (in == out) or reversed (in == -out), except at most one pair (a, b) of equal size with
+// in_a == out_b and in_b == out_a. Then for s(x) = x with the reversed coordinates mirrored
+// (size - 1 - x_d) and x_a, x_b exchanged, in_addr(s(x)) = out_addr(x) exactly when the input's
+// first element lies `distance` bytes above the output's: the input's elements are the output's,
+// permuted by s, and since the output does not overlap itself, out(x) overlaps only in(s(x)).
+void PlanSwap(const std::vector<Dim>& dims, uint64_t esize, Plan& plan) {
+  int a = -1, b = -1;
+  unsigned reversed = 0;
+  unsigned __int128 distance = 0;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (static_cast<int>(d) == a || static_cast<int>(d) == b || dims[d].in == dims[d].out) continue;
+    if (dims[d].in == -dims[d].out) {  // output strides are positive: no overflow
+      reversed |= 1u << d;
+      distance += static_cast<unsigned __int128>(dims[d].size - 1) *
+                  static_cast<uint64_t>(dims[d].out) * esize;
+      continue;
+    }
+    if (a >= 0) return;
+    for (size_t e = d + 1; e < dims.size() && a < 0; ++e) {
+      if (dims[e].size == dims[d].size && dims[e].in == dims[d].out && dims[d].in == dims[e].out) {
+        a = static_cast<int>(d);
+        b = static_cast<int>(e);
+      }
+    }
+    if (a < 0) return;
+  }
+  if ((a < 0 && reversed == 0) || distance > UINT64_MAX) return;
+  plan.overlap_staging = OverlapStaging::kSwapTiles;
+  plan.overlap_swap_a = static_cast<int8_t>(a);
+  plan.overlap_swap_b = static_cast<int8_t>(b);
+  plan.overlap_reversed_dims = static_cast<uint8_t>(reversed);
+  plan.overlap_swap_distance = static_cast<uint64_t>(distance);
+}
+
 }  // namespace
 
 Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
@@ -173,6 +209,7 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
     result.erase(result.begin() + static_cast<ptrdiff_t>(fastest));
     result.insert(result.end() - 1, moved);
   }
+  if (plan.overlap_staging == OverlapStaging::kWholeInput) PlanSwap(result, esize, plan);
   plan.layout = layout;
   plan.rank = static_cast<int>(result.size());
   for (int i = 0; i < plan.rank; ++i) {

@@ -29,12 +29,18 @@ inline constexpr uint64_t kMinTransposeExtent = 8;
 // read before any output is written).
 enum class OverlapStaging : uint8_t {
   kNone,        // broadcast: the one input element is read before anything is written
-  kChunked,     // both walks rise with the linear index: bounded chunks (read whole, then
-                // written) in the direction that never overwrites unread input, chosen per call
-                // from the distance between the first elements (see OverlapDirection)
+  kChunked,     // both walks rise with the linear index: bounded chunks, exact at any distance
+                // between the tensors (elements whose output lies at or below their input front
+                // to back, the others back to front; src/cpu/cpu_backend.cc, Note [bounded
+                // overlap of rising walks]); the gaps below say when one pass suffices
+  kSwapTiles,   // the output is the input with some dims reversed and/or two equal-sized dims
+                // swapped (a square transpose or a reversal onto itself): when the input's first
+                // element lies overlap_swap_distance bytes above the output's, out(x) overlaps
+                // exactly the input of the mirror element s(x) (s(s(x)) = x), so mirror pairs of
+                // tiles, both read before either is written, are exact in any order; at any other
+                // distance, as kWholeInput
   kWholeInput,  // any other walk: a copy of the whole input span first
 };
-
 // Where input and output lie relative to each other for one execution.
 enum class Aliasing : uint8_t {
   kDisjoint,  // no shared byte
@@ -77,6 +83,13 @@ struct Plan {
   OverlapStaging overlap_staging = OverlapStaging::kWholeInput;
   uint64_t overlap_forward_gap = 0;
   uint64_t overlap_backward_gap = 0;
+  // kSwapTiles: the swapped dims (overlap_swap_a < overlap_swap_b; -1 when none), the reversed
+  // dims (bit d for dim d), and the input's first element's distance above the output's at which
+  // the mirror pairing holds: sum over reversed dims of (size - 1) * output stride * element size.
+  int8_t overlap_swap_a = -1;
+  int8_t overlap_swap_b = -1;
+  uint8_t overlap_reversed_dims = 0;
+  uint64_t overlap_swap_distance = 0;
 };
 
 // Builds the plan of an already validated (input, output) pair.

@@ -683,6 +683,132 @@ Status RunChunkedOverlapping(const KernelTable& table, const Plan& plan, const s
   return Status::Ok();
 }
 
+// A kSwapTiles plan at its mirror distance (plan.h): the elements are split into tiles that the
+// mirror map s takes onto tiles (per dim: swapped dims share one partition; a reversed dim is cut
+// from both ends towards its middle, with the middle element of an odd size alone; other dims
+// anywhere), and each pair {T, s(T)} is read whole into two small buffers before either is
+// written. Writing T overwrites only the inputs of s(T) and writing s(T) only those of T, both
+// read already, so pairs run in any order, on any number of threads.
+constexpr size_t kSwapTileBytes = size_t{8} << 10;  // one tile; a task holds two
+
+Status RunSwappedTiles(const KernelTable& table, const Plan& plan, const std::byte* input,
+                       std::byte* output, int threads) {
+  const size_t esize = plan.element_size;
+  const int rank = plan.rank;
+  const int a = plan.overlap_swap_a, b = plan.overlap_swap_b;
+  const auto reversed = [&](int d) { return (plan.overlap_reversed_dims >> d & 1u) != 0; };
+  // Tile extents: the swapped pair first (square tiles), then the other dims innermost first.
+  std::array<uint64_t, kMaxRank> edge{}, count{};
+  uint64_t room = std::max<uint64_t>(1, kSwapTileBytes / esize);  // elements per tile
+  if (a >= 0) {
+    uint64_t t = 1;
+    while ((t + 1) * (t + 1) <= room && t < plan.sizes[a]) ++t;
+    edge[a] = edge[b] = t;
+    room /= t * t;
+  }
+  for (int d = rank - 1; d >= 0; --d) {
+    if (d == a || d == b) continue;
+    edge[d] = std::max<uint64_t>(1, std::min(plan.sizes[d], room));
+    room = std::max<uint64_t>(1, room / edge[d]);
+  }
+  // Per dim: tile j covers [first, last); reversed dims: ceil(half / edge) tiles from each end.
+  auto half_tiles = [&](int d) { return (plan.sizes[d] / 2 + edge[d] - 1) / edge[d]; };
+  uint64_t total = 1;
+  for (int d = 0; d < rank; ++d) {
+    count[d] = reversed(d) ? 2 * half_tiles(d) + plan.sizes[d] % 2
+                           : (plan.sizes[d] + edge[d] - 1) / edge[d];
+    total *= count[d];
+  }
+  auto tile_range = [&](int d, uint64_t j) -> Range {
+    const uint64_t size = plan.sizes[d];
+    if (!reversed(d)) return {j * edge[d], std::min(size, (j + 1) * edge[d])};
+    const uint64_t half = size / 2, front = half_tiles(d);
+    if (j < front) return {j * edge[d], std::min(half, (j + 1) * edge[d])};
+    if (size % 2 == 1 && j == front) return {half, half + 1};
+    const uint64_t m = count[d] - 1 - j;  // the mirror of front tile m
+    return {size - std::min(half, (m + 1) * edge[d]), size - m * edge[d]};
+  };
+  const ContiguousKernel kernel = table.Contiguous(plan.function, plan.type);
+  const GatherFn gather =
+      WithElementType(esize, [](auto u) -> GatherFn { return &Gather<decltype(u)>; });
+  const ScatterFn scatter =
+      WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
+  const int inner = rank - 1;
+  const auto e = static_cast<ptrdiff_t>(esize);
+  const ptrdiff_t in_step = plan.input_strides[inner] * e;
+  const ptrdiff_t out_step = plan.output_strides[inner] * e;
+  // Calls f(in, out, count) for each row (innermost-dim run) of the tile with per-dim indices j.
+  auto for_each_row = [&](const std::array<uint64_t, kMaxRank>& j, auto f) {
+    std::array<Range, kMaxRank> range{};
+    for (int d = 0; d < rank; ++d) range[d] = tile_range(d, j[d]);
+    std::array<uint64_t, kMaxRank> x{};
+    for (int d = 0; d < rank; ++d) x[d] = range[d].first;
+    const uint64_t length = range[inner].last - range[inner].first;
+    while (true) {
+      ptrdiff_t in_offset = 0, out_offset = 0;
+      for (int d = 0; d < rank; ++d) {
+        in_offset += static_cast<ptrdiff_t>(x[d]) * plan.input_strides[d] * e;
+        out_offset += static_cast<ptrdiff_t>(x[d]) * plan.output_strides[d] * e;
+      }
+      f(input + in_offset, output + out_offset, length);
+      int d = inner - 1;
+      for (; d >= 0; --d) {
+        if (++x[d] < range[d].last) break;
+        x[d] = range[d].first;
+      }
+      if (d < 0) return;
+    }
+  };
+  auto read = [&](const std::array<uint64_t, kMaxRank>& j, std::byte* p) {
+    for_each_row(j, [&](const std::byte* in, std::byte*, uint64_t n) {
+      if (in_step == e) {
+        std::memcpy(p, in, n * esize);
+      } else {
+        gather(in, in_step, p, n);
+      }
+      p += n * esize;
+    });
+  };
+  auto write = [&](const std::array<uint64_t, kMaxRank>& j, std::byte* p) {
+    for_each_row(j, [&](const std::byte*, std::byte* out, uint64_t n) {
+      if (out_step == e) {
+        kernel(p, out, n);
+      } else {
+        kernel(p, p, n);
+        scatter(p, out, out_step, n);
+      }
+      p += n * esize;
+    });
+  };
+  const uint64_t tile_bytes = [&] {
+    uint64_t elements = 1;
+    for (int d = 0; d < rank; ++d) elements *= std::min(plan.sizes[d], edge[d]);
+    return elements * esize;
+  }();
+  threads = ThreadsFor(threads, 2 * plan.element_count * esize);
+  last_overlap_staging_bytes = 2 * tile_bytes * static_cast<uint64_t>(threads);
+  ThreadPool::Global().ParallelFor(total, threads, [&](size_t task) {
+    std::array<uint64_t, kMaxRank> j{}, mirror{};
+    uint64_t rest = task;
+    for (int d = rank - 1; d >= 0; --d) {
+      j[d] = rest % count[d];
+      rest /= count[d];
+    }
+    mirror = j;
+    for (int d = 0; d < rank; ++d) {
+      if (reversed(d)) mirror[d] = count[d] - 1 - j[d];
+    }
+    if (a >= 0) std::swap(mirror[a], mirror[b]);
+    if (mirror < j) return;  // the pair runs from its lower tile
+    alignas(64) std::byte tiles[2][kSwapTileBytes];
+    read(j, tiles[0]);
+    if (mirror != j) read(mirror, tiles[1]);
+    write(j, tiles[0]);
+    if (mirror != j) write(mirror, tiles[1]);
+  });
+  return Status::Ok();
+}
+
 // ---- broadcast
 // -----------------------------------------------------------------------------------
 
@@ -830,8 +956,15 @@ class Cpu final : public Backend {
         return RunChunkedOverlapping(table, plan, input + plan.input_offset,
                                      output + plan.output_offset, direction, threads_);
       }
-      // Walks that do not both rise and are no tile swap (plan.h): read the whole input span
-      // first.
+      if (plan.overlap_staging == OverlapStaging::kSwapTiles &&
+          reinterpret_cast<uintptr_t>(input + plan.input_offset) -
+                  reinterpret_cast<uintptr_t>(output + plan.output_offset) ==
+              plan.overlap_swap_distance) {
+        return RunSwappedTiles(table, plan, input + plan.input_offset, output + plan.output_offset,
+                               threads_);
+      }
+      // Walks that do not both rise and are no tile swap at its distance (plan.h): read the
+      // whole input span first.
       last_overlap_staging_bytes = plan.input_span;
       std::unique_ptr<std::byte[]> copy(new (std::nothrow) std::byte[plan.input_span]);
       if (!copy) {
