@@ -4,7 +4,7 @@
 // wherever the CUDA backend is built.
 //
 // Baselines (CPU, same thread count as the device; CUDA: CopyOnDevice):
-//   contiguous, rows, transposed, gathered, overlap: the best of memcpy and a copy loop over the
+//   contiguous, rows, transposed, gathered, overlap*: the best of memcpy and a copy loop over the
 //   output's bytes;
 //   inplace: a loop that reads and rewrites the same bytes in place;
 //   broadcast: memset of the output bytes (a fill).
@@ -287,6 +287,8 @@ void WriteJson(const std::string& path, const std::vector<Record>& records) {
 struct Shapes {
   TensorDesc input, output;
   uint64_t input_bytes = 0, output_bytes = 0, elements = 0;
+  // Layouts overlap_*: the output lies this many bytes into the input's buffer (which holds both).
+  uint64_t output_shift = 0;
 };
 
 std::optional<Shapes> MakeShapes(const std::string& layout, DataType type, uint64_t bytes) {
@@ -323,6 +325,23 @@ std::optional<Shapes> MakeShapes(const std::string& layout, DataType type, uint6
     // walks both rise: processed in bounded chunks).
     s.input = padded_rows();
     s.output = TensorDesc::Packed(type, s.input.sizes);
+  } else if (layout == "overlap_cross") {
+    // The same, with the output starting where it meets its input at the middle row: rows above
+    // it run front to back, the others back to front (two passes of bounded chunks).
+    s.input = padded_rows();
+    s.output = TensorDesc::Packed(type, s.input.sizes);
+    s.output_shift = s.input.sizes[0] / 2 * (1024 - 1000) * esize;
+  } else if (layout == "overlap_transpose") {
+    // A square matrix transposed onto itself (mirror pairs of tiles).
+    const uint64_t side =
+        std::max<uint64_t>(1, static_cast<uint64_t>(std::sqrt(static_cast<double>(n))));
+    n = side * side;
+    s.input = TensorDesc::Strided(type, {side, side}, {1, static_cast<int64_t>(side)});
+    s.output = TensorDesc::Packed(type, {side, side});
+  } else if (layout == "overlap_reverse") {
+    // A vector reversed onto itself (mirror pairs of tiles).
+    s.input = TensorDesc::Strided(type, {n}, {-1});
+    s.output = TensorDesc::Packed(type, {n});
   } else {
     return std::nullopt;
   }
@@ -403,7 +422,7 @@ void RunBench(const BenchOptions& options) {
           std::optional<Shapes> shapes = MakeShapes(layout, type, bytes);
           if (!shapes) Fail(InvalidArgument("--layouts '" + layout + "' is not a layout"));
           const bool in_place = layout == "inplace";
-          const bool same_buffer = in_place || layout == "overlap";
+          const bool same_buffer = in_place || layout.starts_with("overlap");
           const OperatorDesc desc = MakeDesc(info.op, option, shapes->input, shapes->output);
           Expected<CompiledOperator> compiled = Compile(device, desc);
           if (!compiled.ok()) Fail(compiled.status(), op_name + " " + std::string(Name(type)));
@@ -412,12 +431,14 @@ void RunBench(const BenchOptions& options) {
 
           const uint64_t esize = ElementSize(type);
           const uint64_t payload = shapes->elements * esize;  // bytes of output elements
-          DeviceBuffer input(device, shapes->input_bytes);
+          DeviceBuffer input(
+              device, std::max(shapes->input_bytes, shapes->output_shift + shapes->output_bytes));
           DeviceBuffer output(device, same_buffer ? 16 : shapes->output_bytes);
           const std::vector<std::byte> host = RandomBytes(type, shapes->input_bytes / esize);
           if (Status s = CopyToDevice(device, input.data, host.data(), host.size()); !s.ok())
             Fail(s);
-          void* out_data = same_buffer ? input.data : output.data;
+          void* out_data = same_buffer ? static_cast<std::byte*>(input.data) + shapes->output_shift
+                                       : output.data;
           const uint64_t out_size = in_place ? shapes->input_bytes : shapes->output_bytes;
           // Copy baselines use same-size scratch buffers with the payload's byte count.
           DeviceBuffer copy_src(device, payload), copy_dst(device, payload);
@@ -554,7 +575,10 @@ void AddBenchCommand(CLI::App& app) {
   bench
       ->add_option("--layouts", options->layouts,
                    "Layouts: contiguous inplace transposed broadcast rows gathered (input stride "
-                   "2) overlap (rows compacted within their own buffer)")
+                   "2) overlap (rows compacted within their own buffer) overlap_cross (the same, "
+                   "output meeting its input at the middle row) overlap_transpose (a square "
+                   "matrix transposed onto itself) overlap_reverse (a vector reversed onto "
+                   "itself)")
       ->capture_default_str();
   bench->add_option("--sizes", options->sizes, "Output sizes in bytes (suffix K, M, G)")
       ->capture_default_str();

@@ -227,6 +227,26 @@ template <class U>
 void Scatter(const std::byte* in, std::byte* out, ptrdiff_t stride, size_t n) {
   for (size_t i = 0; i < n; ++i, out += stride) std::memcpy(out, in + i * sizeof(U), sizeof(U));
 }
+// out[i] = in[-i] for n elements (a row walked backwards), as a loop compilers vectorize.
+template <class U>
+void ReverseCopy(const std::byte* in, std::byte* out, size_t n) {
+  const std::byte* from = in - static_cast<ptrdiff_t>(n - 1) * ptrdiff_t(sizeof(U));
+  size_t i = 0;
+  if constexpr (sizeof(U) == 1) {  // bytes: eight at a time, reversed within a word
+    for (; i + 8 <= n; i += 8) {
+      uint64_t word;
+      std::memcpy(&word, from + (n - 8 - i), 8);
+      word = __builtin_bswap64(word);
+      std::memcpy(out + i, &word, 8);
+    }
+  }
+  for (; i < n; ++i) {  // addresses need not be element-aligned
+    U v;
+    std::memcpy(&v, from + (n - 1 - i) * sizeof(U), sizeof(U));
+    std::memcpy(out + i * sizeof(U), &v, sizeof(U));
+  }
+}
+using ReverseFn = void (*)(const std::byte*, std::byte*, size_t);
 using GatherFn = void (*)(const std::byte*, ptrdiff_t, std::byte*, size_t);
 using ScatterFn = void (*)(const std::byte*, std::byte*, ptrdiff_t, size_t);
 // A rows x count tile, element (r, c) at in + r*row_stride + c*column_stride, into `block` with
@@ -689,7 +709,7 @@ Status RunChunkedOverlapping(const KernelTable& table, const Plan& plan, const s
 // anywhere), and each pair {T, s(T)} is read whole into two small buffers before either is
 // written. Writing T overwrites only the inputs of s(T) and writing s(T) only those of T, both
 // read already, so pairs run in any order, on any number of threads.
-constexpr size_t kSwapTileBytes = size_t{8} << 10;  // one tile; a task holds two
+constexpr size_t kSwapTileBytes = size_t{16} << 10;  // one tile; a task holds two
 
 Status RunSwappedTiles(const KernelTable& table, const Plan& plan, const std::byte* input,
                        std::byte* output, int threads) {
@@ -700,9 +720,9 @@ Status RunSwappedTiles(const KernelTable& table, const Plan& plan, const std::by
   // Tile extents: the swapped pair first (square tiles), then the other dims innermost first.
   std::array<uint64_t, kMaxRank> edge{}, count{};
   uint64_t room = std::max<uint64_t>(1, kSwapTileBytes / esize);  // elements per tile
-  if (a >= 0) {
+  if (a >= 0) {  // a power of two (whole vectors for the transposed-tile kernel)
     uint64_t t = 1;
-    while ((t + 1) * (t + 1) <= room && t < plan.sizes[a]) ++t;
+    while (4 * t * t <= room && t < plan.sizes[a]) t *= 2;
     edge[a] = edge[b] = t;
     room /= t * t;
   }
@@ -733,6 +753,8 @@ Status RunSwappedTiles(const KernelTable& table, const Plan& plan, const std::by
       WithElementType(esize, [](auto u) -> GatherFn { return &Gather<decltype(u)>; });
   const ScatterFn scatter =
       WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
+  const ReverseFn reverse =
+      WithElementType(esize, [](auto u) -> ReverseFn { return &ReverseCopy<decltype(u)>; });
   const int inner = rank - 1;
   const auto e = static_cast<ptrdiff_t>(esize);
   const ptrdiff_t in_step = plan.input_strides[inner] * e;
@@ -759,9 +781,47 @@ Status RunSwappedTiles(const KernelTable& table, const Plan& plan, const std::by
       if (d < 0) return;
     }
   };
+  // A square transpose whose input is packed along dim rank-2 and output along rank-1 (the
+  // usual one): each 2-d tile is read through the table's transposed-tile kernel, which applies
+  // the function on the way, and written back as rows.
+  const bool transposed =
+      a == rank - 2 && b == rank - 1 && plan.input_strides[a] == 1 && plan.output_strides[b] == 1;
+  const TransposedKernel transpose = table.Transposed(plan.function, plan.type);
+  // Calls f(in, out, a_range, b_range) for each 2-d (a, b) tile of the tile with indices j.
+  auto for_each_plane = [&](const std::array<uint64_t, kMaxRank>& j, auto f) {
+    std::array<Range, kMaxRank> range{};
+    for (int d = 0; d < rank; ++d) range[d] = tile_range(d, j[d]);
+    std::array<uint64_t, kMaxRank> x{};
+    for (int d = 0; d < rank; ++d) x[d] = range[d].first;
+    while (true) {
+      ptrdiff_t in_offset = 0, out_offset = 0;
+      for (int d = 0; d < rank; ++d) {
+        in_offset += static_cast<ptrdiff_t>(x[d]) * plan.input_strides[d] * e;
+        out_offset += static_cast<ptrdiff_t>(x[d]) * plan.output_strides[d] * e;
+      }
+      f(input + in_offset, output + out_offset, range[a], range[b]);
+      int d = rank - 3;
+      for (; d >= 0; --d) {
+        if (++x[d] < range[d].last) break;
+        x[d] = range[d].first;
+      }
+      if (d < 0) return;
+    }
+  };
   auto read = [&](const std::array<uint64_t, kMaxRank>& j, std::byte* p) {
+    if (transposed) {
+      for_each_plane(j, [&](const std::byte* in, std::byte*, Range ra, Range rb) {
+        const uint64_t rows = ra.last - ra.first, columns = rb.last - rb.first;
+        transpose(in, plan.input_strides[b] * e, p, static_cast<ptrdiff_t>(columns * esize), rows,
+                  columns);
+        p += rows * columns * esize;
+      });
+      return;
+    }
     for_each_row(j, [&](const std::byte* in, std::byte*, uint64_t n) {
-      if (in_step == e) {
+      if (in_step == -e) {
+        reverse(in, p, n);
+      } else if (in_step == e) {
         std::memcpy(p, in, n * esize);
       } else {
         gather(in, in_step, p, n);
@@ -770,6 +830,16 @@ Status RunSwappedTiles(const KernelTable& table, const Plan& plan, const std::by
     });
   };
   auto write = [&](const std::array<uint64_t, kMaxRank>& j, std::byte* p) {
+    if (transposed) {
+      for_each_plane(j, [&](const std::byte*, std::byte* out, Range ra, Range rb) {
+        const uint64_t rows = ra.last - ra.first, columns = rb.last - rb.first;
+        for (uint64_t r = 0; r < rows; ++r, p += columns * esize) {
+          std::memcpy(out + static_cast<ptrdiff_t>(r) * plan.output_strides[a] * e, p,
+                      columns * esize);
+        }
+      });
+      return;
+    }
     for_each_row(j, [&](const std::byte*, std::byte* out, uint64_t n) {
       if (out_step == e) {
         kernel(p, out, n);
