@@ -17,7 +17,8 @@ import subprocess
 import tempfile
 
 LAYOUTS = [
-    "transposed", "gathered", "rows", "contiguous", "inplace", "broadcast", "overlap"
+    "transposed", "gathered", "rows", "contiguous", "inplace", "broadcast", "overlap",
+    "overlap_cross", "overlap_transpose", "overlap_reverse"
 ]
 SIZES = ["4K", "256K", "64M"]
 DTYPES = ["int8", "float16", "float32", "float64"]  # every element size

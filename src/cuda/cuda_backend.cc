@@ -7,8 +7,9 @@
 // from the copy and frees it with cudaFreeAsync: still asynchronous, and the allocation comes from
 // the device's memory pool, so it is cheap after the first time. This is the only case that
 // allocates. The plan's overlap_staging is honoured as far as a GPU allows: kNone (a broadcast
-// input, read before anything is written) needs no copy; kChunked and kWholeInput both copy the
-// input span here (chunked launches in order would bound the memory; not done). A GPU without
+// input, read before anything is written) needs no copy; kChunked, kSwapTiles and kWholeInput all
+// copy the input span here (chunked launches in order, or one launch over mirror tile pairs, would
+// bound the memory; not done). A GPU without
 // memory pools falls back to cudaMalloc, a stream synchronisation and cudaFree (documented; no GPU
 // this backend supports lacks pools).
 #include "cuda/cuda_backend.h"
