@@ -142,13 +142,29 @@ struct Declared {
   std::vector<std::string> dim_params;
 };
 
+// "a sequence", "a map", ... for a TypeProto that is not a tensor.
+std::string TypeKind(const ::onnx::TypeProto& type) {
+  switch (type.value_case()) {
+    case ::onnx::TypeProto::kSequenceType:
+      return "a sequence";
+    case ::onnx::TypeProto::kMapType:
+      return "a map";
+    case ::onnx::TypeProto::kOptionalType:
+      return "an optional";
+    case ::onnx::TypeProto::kSparseTensorType:
+      return "a sparse tensor";
+    default:
+      return "of type kind " + std::to_string(static_cast<int>(type.value_case()));
+  }
+}
+
 Expected<Declared> ParseDeclared(const ::onnx::ValueInfoProto& v, const std::string& what) {
   Declared d;
   if (!v.has_type() || v.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET) return d;
   if (v.type().value_case() != ::onnx::TypeProto::kTensorType) {
-    return InvalidArgument(what +
-                           " is not a tensor (sequence, map, optional and sparse types are "
-                           "not supported)");
+    return InvalidArgument(what + " is " + TypeKind(v.type()) +
+                           ", not a tensor; eltwise runs tensors only (sequence, map, optional "
+                           "and sparse types are not supported)");
   }
   const auto& tensor = v.type().tensor_type();
   d.elem_type = tensor.has_elem_type() ? tensor.elem_type() : 0;

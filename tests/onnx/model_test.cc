@@ -522,7 +522,10 @@ TEST(OnnxModelErrors, GraphStructure) {
   EXPECT_LOAD_ERROR(m, "graph output 'y' declares shape [3] but the graph's value has shape [2]");
   m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_sequence_type();
-  EXPECT_LOAD_ERROR(m, "graph input 'x' is not a tensor");
+  EXPECT_LOAD_ERROR(m, "graph input 'x' is a sequence, not a tensor; eltwise runs tensors only");
+  m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
+  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_map_type();
+  EXPECT_LOAD_ERROR(m, "graph output 'y' is a map, not a tensor");
   m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
   m.mutable_graph()->add_input()->CopyFrom(m.graph().input(0));
   EXPECT_LOAD_ERROR(m, "graph input 'x' is listed twice");
