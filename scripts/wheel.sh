@@ -40,7 +40,7 @@ build)
   python3 -m auditwheel repair --wheel-dir "$out/wheelhouse" "${built[@]}"
   repaired=("$out"/wheelhouse/eltwise-*.whl)
   # The ONNX backend needs the C++ front end; a build host without libonnx-dev would skip it.
-  if ! python3 -m zipfile -l "${repaired[0]}" | grep -q "eltwise/_onnx"; then
+  if ! [[ "$(python3 -m zipfile -l "${repaired[0]}")" == *eltwise/_onnx* ]]; then
     echo "wheel: no eltwise/_onnx in the wheel (is libonnx-dev installed?)" >&2
     exit 1
   fi

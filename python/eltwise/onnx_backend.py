@@ -29,7 +29,9 @@ See docs/python.md ("ONNX backend").
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping, Sequence
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -41,13 +43,20 @@ from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupl
 
 from . import info as _info
 
-try:
-    from . import _onnx
-except ImportError as e:  # a build with ELTWISE_BUILD_ONNX=OFF (or without libonnx-dev)
-    raise ImportError(
-        "eltwise.onnx_backend needs eltwise._onnx, the C++ ONNX front end, which this eltwise was "
-        "built without (ELTWISE_BUILD_ONNX=OFF or no libonnx-dev); install the eltwise wheel or "
-        f"rebuild with ELTWISE_BUILD_ONNX=ON ({e})") from e
+
+
+def _front_end() -> ModuleType:
+    """eltwise._onnx, the extension that binds the C++ ONNX front end (untyped: no stub)."""
+    try:
+        return importlib.import_module("eltwise._onnx")
+    except ImportError as e:  # a build with ELTWISE_BUILD_ONNX=OFF (or without libonnx-dev)
+        raise ImportError(
+            "eltwise.onnx_backend needs eltwise._onnx, the C++ ONNX front end, which this eltwise "
+            "was built without (ELTWISE_BUILD_ONNX=OFF or no libonnx-dev); install the eltwise "
+            f"wheel or rebuild with ELTWISE_BUILD_ONNX=ON ({e})") from e
+
+
+_onnx = _front_end()
 
 __all__ = ["EltwiseBackend", "EltwiseBackendRep", "UnsupportedModelError", "InputError",
            "MAX_OPSET", "prepare", "run_model", "run_node", "supports_device"]

@@ -1,6 +1,7 @@
 """eltwise.onnx_backend: ONNX's own backend test runner on the official Sign and Round tests, and
 direct tests of the backend (chained graphs, rejected models, bit-exact agreement with ONNX's
-reference implementation). Skipped when onnx is not installed."""
+reference implementation). Skipped when onnx is not installed or eltwise was built without its
+C++ ONNX front end (eltwise._onnx)."""
 
 import os
 import re
@@ -12,6 +13,8 @@ import numpy as np
 import pytest
 
 onnx = pytest.importorskip("onnx")
+# The backend wraps the C++ front end; a build with ELTWISE_BUILD_ONNX=OFF has neither.
+pytest.importorskip("eltwise._onnx", reason="eltwise built without its ONNX front end")
 
 import onnx.backend.test  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
@@ -397,6 +400,33 @@ def test_generated_official_node_tests_bit_exact():
                 assert_bits_equal(g, w)
 
 
+def test_backend_without_the_front_end_says_why():
+    # sys.modules[name] = None makes `import name` fail, as in a build with ELTWISE_BUILD_ONNX=OFF.
+    code = """import sys
+sys.modules["eltwise._onnx"] = None
+try:
+    import eltwise.onnx_backend
+except ImportError as e:
+    print(e)
+else:
+    raise SystemExit("imported")"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "eltwise.onnx_backend needs eltwise._onnx, the C++ ONNX front end" in r.stdout
+    assert "ELTWISE_BUILD_ONNX=OFF" in r.stdout
+
+
+def test_rep_compiles_each_node_once_per_shape():
+    t = TensorProto.FLOAT
+    rep = EltwiseBackend.prepare(make_model([("Round", "x", "r"), ("Sign", "r", "y")],
+                                            [("x", t, ["N"])], [("y", t, ["N"])]))
+    assert rep.compile_count == 0
+    for _ in range(3):
+        assert_bits_equal(rep.run([np.array([-2.5, 0.6], np.float32)])[0],
+                          np.array([-1, 1], np.float32))
+    assert rep.compile_count == 2
+
+
 def test_import_eltwise_does_not_import_onnx():
     code = "import sys, eltwise; assert 'onnx' not in sys.modules, 'onnx imported'"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -405,11 +435,12 @@ def test_import_eltwise_does_not_import_onnx():
 
 
 # ---------------------------------------------------------------------------------------------
-# the C++ ONNX front end (eltwise._onnx; source builds with libonnx-dev, not the wheel)
+# the C++ ONNX front end (eltwise._onnx; the wheel and source builds with libonnx-dev)
 
 
 def front_end():
-    return pytest.importorskip("eltwise._onnx", reason="eltwise built without its ONNX front end")
+    import eltwise._onnx
+    return eltwise._onnx
 
 
 def test_loaded_model_compiles_once_and_runs_many_times():
