@@ -88,7 +88,8 @@ def _cuda_device_count() -> int:
 class EltwiseBackendRep(BackendRep):
     """A validated model, ready to run repeatedly with ``run(inputs)``."""
 
-    def __init__(self, model: ModelProto, device: str = "CPU") -> None:
+    def __init__(self, model: ModelProto, device: str = "CPU", source: str = "model") -> None:
+        """source: what messages start with (the file a model was loaded from, or "model")."""
         if not isinstance(model, ModelProto):
             raise TypeError(f"expected an onnx.ModelProto, got {type(model).__name__}")
         dev = _parse_device(device)
@@ -101,7 +102,7 @@ class EltwiseBackendRep(BackendRep):
             self._device = f"cuda:{dev.device_id}"
         self.model = model
         try:
-            self._model = _onnx.Model.parse(model.SerializeToString())
+            self._model = _onnx.Model.parse(model.SerializeToString(), source)
         except ValueError as e:
             raise UnsupportedModelError(str(e)) from None
         self.opset: int = self._model.opset
@@ -169,11 +170,13 @@ class EltwiseBackend(Backend):
         """Validates model (a ModelProto, a path or serialized bytes) and returns a rep that runs
         it on device ("CPU", or "CUDA"/"CUDA:N" when eltwise reports CUDA devices). Other
         keyword arguments (which the backend API passes through) are ignored."""
+        source = "model"
         if isinstance(model, (bytes, bytearray)):
             model = onnx.load_model_from_string(bytes(model))
         elif not isinstance(model, ModelProto):
-            model = onnx.load(model)
-        return EltwiseBackendRep(model, device)
+            source = str(model)
+            model = onnx.load(model)  # reads external data too, which the front end does not
+        return EltwiseBackendRep(model, device, source)
 
     @classmethod
     def run_model(cls, model: Any, inputs: Any, device: str = "CPU",

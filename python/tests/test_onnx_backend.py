@@ -94,7 +94,8 @@ def reference(model, feeds):
 
 
 def rejects(model, *fragments):
-    with pytest.raises(UnsupportedModelError) as e:
+    """The front end's message for a model given as a ModelProto starts with "model: "."""
+    with pytest.raises(UnsupportedModelError, match="^model: ") as e:
         EltwiseBackend.prepare(model)
     for f in fragments:
         assert f in str(e.value), str(e.value)
@@ -277,7 +278,9 @@ def test_types_and_versions_are_checked():
             f"ai.onnx opset {MAX_OPSET + 1} is not supported; eltwise knows opsets 1-{MAX_OPSET}")
     b = TensorProto.BOOL
     rejects(make_model([("Sign", "x", "y")], [("x", b, [1])], [("y", b, [1])]),
-            "graph input 'x' has element type BOOL, which eltwise does not support")
+            "graph input 'x' has element type BOOL, which eltwise does not support; it supports "
+            "FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, "
+            "UINT64")
 
 
 def test_malformed_graphs_are_rejected():
@@ -338,6 +341,10 @@ def test_prepare_accepts_bytes_and_paths(tmp_path):
     onnx.save(model, str(path))
     for m in (model.SerializeToString(), str(path), path):
         assert EltwiseBackend.run_model(m, [x])[0].tolist() == [-1, 1]
+    onnx.save(one_node("Sign", np.float32, 8), str(path))  # messages name the file
+    with pytest.raises(UnsupportedModelError,
+                       match=f"^{re.escape(str(path))}: node 'n0' \\(Sign\\): Sign needs"):
+        EltwiseBackend.prepare(path)
 
 
 def test_devices():

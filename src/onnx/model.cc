@@ -61,6 +61,16 @@ std::string TypeList(std::span<const DataType> types) {
   return s;
 }
 
+// ONNX's names of every element type eltwise supports, in eltwise's order.
+std::string SupportedTypeList() {
+  static constexpr DataType kAll[] = {
+#define ELTWISE_DATA_TYPE(e, T, name) DataType::e,
+      ELTWISE_FOR_EACH_DATA_TYPE(ELTWISE_DATA_TYPE)
+#undef ELTWISE_DATA_TYPE
+  };
+  return TypeList(kAll);
+}
+
 // "A, B and C" of every op, each written by `text`.
 template <class Text>
 std::string OpList(Text text) {
@@ -423,7 +433,8 @@ Expected<std::shared_ptr<Model::Impl>> Model::Impl::Build(const ::onnx::ModelPro
     const std::optional<DataType> type = FromOnnxDataType(d->elem_type);
     if (!type) {
       return InvalidArgument(what + " has element type " + OnnxDataTypeName(d->elem_type) +
-                             ", which eltwise does not support");
+                             ", which eltwise does not support; it supports " +
+                             SupportedTypeList());
     }
     if (it != impl->values.end()) {  // an input with a default value
       Value& v = it->second;
