@@ -4,12 +4,24 @@
 // messages are the C++ front end's: a rejected model or input raises ValueError (OSError for an
 // unreadable file) with the front end's message. Built only when the ONNX front end is
 // (ELTWISE_BUILD_ONNX with libonnx-dev); the wheel does not carry it.
+//
+// A run copies no more than it must (Model::RunInto): a C-contiguous, aligned, native-order NumPy
+// array of an eltwise type is read in place (any other input is converted to one once), and each
+// graph output is a new NumPy array the run writes directly.
+#define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
+#define NPY_TARGET_VERSION NPY_1_22_API_VERSION  // runs with NumPy >= 1.22 (pyproject.toml)
+#define PY_ARRAY_UNIQUE_SYMBOL eltwise_onnx_ARRAY_API
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+// pybind11 first: it includes Python.h, which NumPy's header needs.
+#include <numpy/arrayobject.h>
 
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -89,12 +101,137 @@ HostTensor ToHost(const std::string& name, const py::handle& object) {
   return t;
 }
 
-py::object ToNumpy(const HostTensor& t) {
-  py::tuple shape(t.shape.size());
-  for (size_t i = 0; i < t.shape.size(); ++i) shape[i] = t.shape[i];
-  py::object array = py::module_::import("numpy").attr("empty")(shape, NumpyDtype(t.type));
-  if (!t.data.empty()) std::memcpy(DataOf(array), t.data.data(), t.data.size());
-  return array;
+// The eltwise type of a built-in NumPy dtype; nullopt for others (ml_dtypes' bfloat16 included,
+// which ToHost handles).
+std::optional<DataType> BuiltinType(int type_num) {
+  switch (type_num) {
+    case NPY_HALF:
+      return DataType::kFloat16;
+    case NPY_FLOAT:
+      return DataType::kFloat32;
+    case NPY_DOUBLE:
+      return DataType::kFloat64;
+    case NPY_BYTE:
+      return DataType::kInt8;
+    case NPY_UBYTE:
+      return DataType::kUInt8;
+    case NPY_SHORT:
+      return DataType::kInt16;
+    case NPY_USHORT:
+      return DataType::kUInt16;
+    case NPY_INT:
+      return DataType::kInt32;
+    case NPY_UINT:
+      return DataType::kUInt32;
+    case NPY_LONG:
+      return sizeof(long) == 8 ? DataType::kInt64 : DataType::kInt32;
+    case NPY_ULONG:
+      return sizeof(long) == 8 ? DataType::kUInt64 : DataType::kUInt32;
+    case NPY_LONGLONG:
+      return DataType::kInt64;
+    case NPY_ULONGLONG:
+      return DataType::kUInt64;
+    default:
+      return std::nullopt;
+  }
+}
+
+int BuiltinTypeNum(DataType type) {
+  switch (type) {
+    case DataType::kFloat16:
+      return NPY_HALF;
+    case DataType::kFloat32:
+      return NPY_FLOAT;
+    case DataType::kFloat64:
+      return NPY_DOUBLE;
+    case DataType::kInt8:
+      return NPY_INT8;
+    case DataType::kUInt8:
+      return NPY_UINT8;
+    case DataType::kInt16:
+      return NPY_INT16;
+    case DataType::kUInt16:
+      return NPY_UINT16;
+    case DataType::kInt32:
+      return NPY_INT32;
+    case DataType::kUInt32:
+      return NPY_UINT32;
+    case DataType::kInt64:
+      return NPY_INT64;
+    case DataType::kUInt64:
+      return NPY_UINT64;
+    default:
+      return -1;  // bfloat16: ml_dtypes
+  }
+}
+
+// The graph inputs of one run as the front end reads them, and what keeps their memory alive.
+class RunInputs {
+ public:
+  // `object` is read in place when it is an array the front end can bind as it is; anything else
+  // is converted once (ToHost: its rules and messages).
+  void Add(std::string name, py::handle object) {
+    names_.push_back(std::move(name));
+    keep_.push_back(py::reinterpret_borrow<py::object>(object));
+    onnx_frontend::InputView view;
+    view.name = names_.back();
+    if (Borrow(object, &view)) {
+      views_.push_back(view);
+      return;
+    }
+    const HostTensor& t = converted_.emplace_back(ToHost(names_.back(), object));
+    view.type = t.type;
+    view.shape = t.shape;
+    view.data = t.data.data();
+    view.size_in_bytes = t.data.size();
+    views_.push_back(view);
+  }
+  std::span<const onnx_frontend::InputView> views() const { return views_; }
+
+ private:
+  bool Borrow(py::handle object, onnx_frontend::InputView* view) {
+    if (!PyArray_Check(object.ptr())) return false;
+    auto* array = reinterpret_cast<PyArrayObject*>(object.ptr());
+    const std::optional<DataType> type = BuiltinType(PyArray_TYPE(array));
+    if (!type || !PyArray_ISCARRAY_RO(array) || !PyArray_ISNOTSWAPPED(array)) return false;
+    std::vector<uint64_t>& shape = shapes_.emplace_back();
+    for (int i = 0; i < PyArray_NDIM(array); ++i) {
+      shape.push_back(static_cast<uint64_t>(PyArray_DIM(array, i)));
+    }
+    view->type = *type;
+    view->shape = shape;
+    view->data = PyArray_DATA(array);
+    view->size_in_bytes = static_cast<uint64_t>(PyArray_NBYTES(array));
+    return true;
+  }
+
+  // Deques: growing them keeps earlier elements (which views point into) where they are.
+  std::deque<std::string> names_;
+  std::deque<std::vector<uint64_t>> shapes_;
+  std::deque<HostTensor> converted_;
+  std::vector<py::object> keep_;  // the caller's objects, alive while the GIL is released
+  std::vector<onnx_frontend::InputView> views_;
+};
+
+// A new, uninitialised array for a graph output.
+py::object NewArray(DataType type, std::span<const uint64_t> shape) {
+  std::vector<npy_intp> dims;
+  for (uint64_t d : shape) {
+    if (d > static_cast<uint64_t>(NPY_MAX_INTP)) {
+      throw py::value_error("an output dimension of " + std::to_string(d) +
+                            " is larger than NumPy allows");
+    }
+    dims.push_back(static_cast<npy_intp>(d));
+  }
+  const int type_num = BuiltinTypeNum(type);
+  if (type_num < 0) {
+    py::tuple sizes(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) sizes[i] = dims[i];
+    return py::module_::import("numpy").attr("empty")(sizes, NumpyDtype(type));
+  }
+  PyObject* array = PyArray_SimpleNew(static_cast<int>(dims.size()), dims.data(), type_num);
+  if (array == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(array);
 }
 
 py::list Names(const std::vector<onnx_frontend::ValueInfo>& values) {
@@ -109,6 +246,7 @@ py::list Names(const std::vector<onnx_frontend::ValueInfo>& values) {
 PYBIND11_MODULE(_onnx, m) {
   using namespace eltwise;
   using namespace eltwise::python_onnx;
+  if (_import_array() < 0) throw py::error_already_set();
   m.doc() = "The C++ ONNX front end of eltwise (models of Sign and Round nodes).";
   m.attr("MAX_OPSET") = onnx_frontend::kMaxKnownOpset;
   py::class_<Model>(m, "Model", "A parsed, validated ONNX model; run() it many times.")
@@ -138,19 +276,29 @@ PYBIND11_MODULE(_onnx, m) {
       .def(
           "run",
           [](const Model& model, const py::dict& inputs, const std::string& device) {
-            std::vector<NamedTensor> named;
-            for (const auto& [key, value] : inputs) {
-              const std::string name = py::str(key);
-              named.push_back({name, ToHost(name, value)});
-            }
+            RunInputs run_inputs;
+            for (const auto& [key, value] : inputs) run_inputs.Add(py::str(key), value);
             const Device& d = DeviceNamed(device);
-            Expected<std::vector<NamedTensor>> outputs = [&] {
+            std::vector<py::object> outputs(model.outputs().size());
+            const Status status = [&] {
               py::gil_scoped_release release;
-              return model.Run(d, named);
+              return model.RunInto(
+                  d, run_inputs.views(),
+                  [&](size_t k, DataType type, std::span<const uint64_t> shape) {
+                    py::gil_scoped_acquire gil;
+                    try {
+                      outputs[k] = NewArray(type, shape);
+                    } catch (py::error_already_set& e) {
+                      e.restore();  // raised below, once the run has returned
+                      return static_cast<void*>(nullptr);
+                    }
+                    return PyArray_DATA(reinterpret_cast<PyArrayObject*>(outputs[k].ptr()));
+                  });
             }();
+            if (PyErr_Occurred()) throw py::error_already_set();
+            if (!status.ok()) Raise(status);
             py::list result;
-            for (const NamedTensor& out : Value(std::move(outputs)))
-              result.append(ToNumpy(out.tensor));
+            for (py::object& out : outputs) result.append(std::move(out));
             return result;
           },
           py::arg("inputs"), py::arg("device") = "cpu",
