@@ -16,8 +16,8 @@
 // pybind11 first: it includes Python.h, which NumPy's header needs.
 #include <numpy/arrayobject.h>
 
+#include <array>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -52,6 +52,10 @@ T Value(Expected<T> e) {
 // One Device per name, kept for the life of the process: a model's compiled operators are cached
 // per device, so every run on "cpu" must see the same Device.
 const Device& DeviceNamed(const std::string& name) {
+  if (name == "cpu") {  // the common case, without the lock
+    static const Device cpu = Value(Device::Cpu());
+    return cpu;
+  }
   static std::mutex mutex;
   static std::map<std::string, Device> devices;
   std::lock_guard<std::mutex> lock(mutex);
@@ -168,68 +172,80 @@ int BuiltinTypeNum(DataType type) {
 // The graph inputs of one run as the front end reads them, and what keeps their memory alive.
 class RunInputs {
  public:
+  explicit RunInputs(size_t count) {
+    entries_.reserve(count);  // never reallocated: views point into entries
+    views_.reserve(count);
+  }
+
   // `object` is read in place when it is an array the front end can bind as it is; anything else
   // is converted once (ToHost: its rules and messages).
-  void Add(std::string name, py::handle object) {
-    names_.push_back(std::move(name));
-    keep_.push_back(py::reinterpret_borrow<py::object>(object));
-    onnx_frontend::InputView view;
-    view.name = names_.back();
-    if (Borrow(object, &view)) {
-      views_.push_back(view);
-      return;
-    }
-    const HostTensor& t = converted_.emplace_back(ToHost(names_.back(), object));
+  void Add(py::handle key, py::handle object) {
+    Entry& e = entries_.emplace_back();
+    e.key = PyUnicode_Check(key.ptr()) ? py::reinterpret_borrow<py::object>(key) : py::str(key);
+    e.object = py::reinterpret_borrow<py::object>(object);
+    Py_ssize_t length = 0;
+    const char* name = PyUnicode_AsUTF8AndSize(e.key.ptr(), &length);
+    if (name == nullptr) throw py::error_already_set();
+    onnx_frontend::InputView& view = views_.emplace_back();
+    view.name = std::string_view(name, static_cast<size_t>(length));
+    if (Borrow(object, &e, &view)) return;
+    const HostTensor& t = e.converted.emplace(ToHost(std::string(view.name), object));
     view.type = t.type;
     view.shape = t.shape;
     view.data = t.data.data();
     view.size_in_bytes = t.data.size();
-    views_.push_back(view);
   }
   std::span<const onnx_frontend::InputView> views() const { return views_; }
 
  private:
-  bool Borrow(py::handle object, onnx_frontend::InputView* view) {
+  struct Entry {
+    py::object key;     // a str: the view's name points into its UTF-8
+    py::object object;  // the caller's object, alive while the GIL is released
+    std::array<uint64_t, kMaxRank> shape{};
+    std::optional<HostTensor> converted;
+  };
+
+  // Whether `object` is an array that can be read in place (then described in `view`).
+  static bool Borrow(py::handle object, Entry* e, onnx_frontend::InputView* view) {
     if (!PyArray_Check(object.ptr())) return false;
     auto* array = reinterpret_cast<PyArrayObject*>(object.ptr());
     const std::optional<DataType> type = BuiltinType(PyArray_TYPE(array));
-    if (!type || !PyArray_ISCARRAY_RO(array) || !PyArray_ISNOTSWAPPED(array)) return false;
-    std::vector<uint64_t>& shape = shapes_.emplace_back();
-    for (int i = 0; i < PyArray_NDIM(array); ++i) {
-      shape.push_back(static_cast<uint64_t>(PyArray_DIM(array, i)));
+    const int rank = PyArray_NDIM(array);
+    if (!type || !PyArray_ISCARRAY_RO(array) || !PyArray_ISNOTSWAPPED(array) || rank > kMaxRank) {
+      return false;
     }
+    for (int i = 0; i < rank; ++i) e->shape[i] = static_cast<uint64_t>(PyArray_DIM(array, i));
     view->type = *type;
-    view->shape = shape;
+    view->shape = std::span<const uint64_t>(e->shape.data(), static_cast<size_t>(rank));
     view->data = PyArray_DATA(array);
     view->size_in_bytes = static_cast<uint64_t>(PyArray_NBYTES(array));
     return true;
   }
 
-  // Deques: growing them keeps earlier elements (which views point into) where they are.
-  std::deque<std::string> names_;
-  std::deque<std::vector<uint64_t>> shapes_;
-  std::deque<HostTensor> converted_;
-  std::vector<py::object> keep_;  // the caller's objects, alive while the GIL is released
+  std::vector<Entry> entries_;
   std::vector<onnx_frontend::InputView> views_;
 };
 
 // A new, uninitialised array for a graph output.
 py::object NewArray(DataType type, std::span<const uint64_t> shape) {
-  std::vector<npy_intp> dims;
-  for (uint64_t d : shape) {
-    if (d > static_cast<uint64_t>(NPY_MAX_INTP)) {
-      throw py::value_error("an output dimension of " + std::to_string(d) +
+  std::array<npy_intp, NPY_MAXDIMS> dims{};
+  if (shape.size() > dims.size()) {
+    throw py::value_error("an output has more dimensions than NumPy allows");
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] > static_cast<uint64_t>(NPY_MAX_INTP)) {
+      throw py::value_error("an output dimension of " + std::to_string(shape[i]) +
                             " is larger than NumPy allows");
     }
-    dims.push_back(static_cast<npy_intp>(d));
+    dims[i] = static_cast<npy_intp>(shape[i]);
   }
   const int type_num = BuiltinTypeNum(type);
   if (type_num < 0) {
-    py::tuple sizes(dims.size());
-    for (size_t i = 0; i < dims.size(); ++i) sizes[i] = dims[i];
+    py::tuple sizes(shape.size());
+    for (size_t i = 0; i < shape.size(); ++i) sizes[i] = dims[i];
     return py::module_::import("numpy").attr("empty")(sizes, NumpyDtype(type));
   }
-  PyObject* array = PyArray_SimpleNew(static_cast<int>(dims.size()), dims.data(), type_num);
+  PyObject* array = PyArray_SimpleNew(static_cast<int>(shape.size()), dims.data(), type_num);
   if (array == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(array);
 }
@@ -276,30 +292,30 @@ PYBIND11_MODULE(_onnx, m) {
       .def(
           "run",
           [](const Model& model, const py::dict& inputs, const std::string& device) {
-            RunInputs run_inputs;
-            for (const auto& [key, value] : inputs) run_inputs.Add(py::str(key), value);
+            RunInputs run_inputs(inputs.size());
+            for (const auto& [key, value] : inputs) run_inputs.Add(key, value);
             const Device& d = DeviceNamed(device);
-            std::vector<py::object> outputs(model.outputs().size());
+            py::list outputs(model.outputs().size());
+            auto allocate = [&](size_t k, DataType type, std::span<const uint64_t> shape) {
+              py::gil_scoped_acquire gil;
+              py::object array;
+              try {
+                array = NewArray(type, shape);
+              } catch (py::error_already_set& e) {
+                e.restore();  // raised below, once the run has returned
+                return static_cast<void*>(nullptr);
+              }
+              void* data = PyArray_DATA(reinterpret_cast<PyArrayObject*>(array.ptr()));
+              outputs[k] = std::move(array);
+              return data;
+            };
             const Status status = [&] {
               py::gil_scoped_release release;
-              return model.RunInto(
-                  d, run_inputs.views(),
-                  [&](size_t k, DataType type, std::span<const uint64_t> shape) {
-                    py::gil_scoped_acquire gil;
-                    try {
-                      outputs[k] = NewArray(type, shape);
-                    } catch (py::error_already_set& e) {
-                      e.restore();  // raised below, once the run has returned
-                      return static_cast<void*>(nullptr);
-                    }
-                    return PyArray_DATA(reinterpret_cast<PyArrayObject*>(outputs[k].ptr()));
-                  });
+              return model.RunInto(d, run_inputs.views(), allocate);
             }();
             if (PyErr_Occurred()) throw py::error_already_set();
             if (!status.ok()) Raise(status);
-            py::list result;
-            for (py::object& out : outputs) result.append(std::move(out));
-            return result;
+            return outputs;
           },
           py::arg("inputs"), py::arg("device") = "cpu",
           "Runs the model on inputs (a dict name -> array) on device ('cpu' or 'cuda:N'); returns "

@@ -238,15 +238,34 @@ struct Model::Impl {
   // device and shape and afterwards only executes it. A CompiledOperator holds its Device, so a
   // cached device's state (the key) cannot be freed and its address reused. The cache is bounded
   // (a model run with ever new symbolic dimensions would otherwise grow it without limit).
-  using CompiledKey = std::tuple<const void*, size_t, std::vector<uint64_t>>;
+  // Looked up by a key over the caller's shape (KeyView), without copying it.
+  template <class Shape>
+  struct Key {
+    const void* device = nullptr;
+    size_t node = 0;
+    Shape shape;
+  };
+  using CompiledKey = Key<std::vector<uint64_t>>;
+  using KeyView = Key<std::span<const uint64_t>>;
+  struct KeyLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      if (a.device != b.device) return std::less<const void*>()(a.device, b.device);
+      if (a.node != b.node) return a.node < b.node;
+      return std::lexicographical_compare(a.shape.begin(), a.shape.end(), b.shape.begin(),
+                                          b.shape.end());
+    }
+  };
   static constexpr size_t kMaxCompiled = 256;
   mutable std::mutex compiled_mutex;
-  mutable std::map<CompiledKey, CompiledOperator> compiled;
+  mutable std::map<CompiledKey, CompiledOperator, KeyLess> compiled;
   mutable uint64_t compile_count = 0;
 
-  // The compiled operator of node `index` for `device` and `input` (type and shape).
+  // The compiled operator of node `index` for `device` and `input` (type and shape), its
+  // buffers `buffer_bytes` long.
   Expected<CompiledOperator> CompiledNode(const Device& device, size_t index, DataType type,
-                                          const std::vector<uint64_t>& shape,
+                                          std::span<const uint64_t> shape,
                                           uint64_t buffer_bytes) const;
 
   // The execution plan, fixed by the graph (PlanExecution, at the end of Build). Roots are the
@@ -709,17 +728,18 @@ uint64_t Model::compile_count() const {
 }
 
 Expected<CompiledOperator> Model::Impl::CompiledNode(const Device& device, size_t index,
-                                                     DataType type,
-                                                     const std::vector<uint64_t>& shape,
+                                                     DataType type, std::span<const uint64_t> shape,
                                                      uint64_t buffer_bytes) const {
-  CompiledKey key{&device.state(), index, shape};
   {
     std::lock_guard<std::mutex> lock(compiled_mutex);
-    if (auto it = compiled.find(key); it != compiled.end()) return it->second;
+    if (auto it = compiled.find(KeyView{&device.state(), index, shape}); it != compiled.end()) {
+      return it->second;
+    }
   }
+  CompiledKey key{&device.state(), index, std::vector<uint64_t>(shape.begin(), shape.end())};
   TensorDesc desc;
   desc.type = type;
-  desc.sizes = shape;
+  desc.sizes = key.shape;
   desc.total_tensor_size_in_bytes = buffer_bytes;
   // The option ONNX's definition of the op means (Sign: NaN propagates, like np.sign).
   const OpInfo& info = *FindOpByTitle(nodes[index].op_type);
@@ -760,22 +780,26 @@ struct HostValue {
   bool bound = false;
 };
 
+// `kind` and `name` make the subject of messages: "input 'x'", "graph output 'y'" (built only
+// for a message).
 Status CheckAgainstDeclared(const ValueInfo& info, DataType type, std::span<const uint64_t> shape,
-                            const std::string& what, std::map<std::string, uint64_t>* params) {
+                            std::string_view kind, std::string_view name,
+                            std::map<std::string, uint64_t>* params) {
+  auto what = [&] { return std::string(kind) + Quoted(std::string(name)); };
   if (type != info.type) {
-    return InvalidArgument(what + " is " + OnnxDataTypeName(OnnxDataType(type)) +
+    return InvalidArgument(what() + " is " + OnnxDataTypeName(OnnxDataType(type)) +
                            "; the model declares " + OnnxDataTypeName(OnnxDataType(info.type)));
   }
   if (!info.rank_known) return Status::Ok();
   if (shape.size() != info.dims.size()) {
-    return InvalidArgument(what + " has shape " + ShapeString(ShapeVector(shape)) + " (rank " +
+    return InvalidArgument(what() + " has shape " + ShapeString(ShapeVector(shape)) + " (rank " +
                            std::to_string(shape.size()) + "); the model declares " +
                            DimsString(true, info.dims, info.dim_params) + " (rank " +
                            std::to_string(info.dims.size()) + ")");
   }
   for (size_t i = 0; i < shape.size(); ++i) {
     if (info.dims[i] && *info.dims[i] != shape[i]) {
-      return InvalidArgument(what + " has shape " + ShapeString(ShapeVector(shape)) +
+      return InvalidArgument(what() + " has shape " + ShapeString(ShapeVector(shape)) +
                              "; the model declares " +
                              DimsString(true, info.dims, info.dim_params) + " (dimension " +
                              std::to_string(i) + " differs)");
@@ -784,7 +808,7 @@ Status CheckAgainstDeclared(const ValueInfo& info, DataType type, std::span<cons
     if (!param.empty()) {
       auto [it, inserted] = params->emplace(param, shape[i]);
       if (!inserted && it->second != shape[i]) {
-        return InvalidArgument(what + " has shape " + ShapeString(ShapeVector(shape)) +
+        return InvalidArgument(what() + " has shape " + ShapeString(ShapeVector(shape)) +
                                ": dimension " + std::to_string(i) + " ('" + param + "') is " +
                                std::to_string(shape[i]) + " but another tensor bound '" + param +
                                "' to " + std::to_string(it->second));
@@ -815,25 +839,26 @@ Status Model::RunInto(const Device& device, std::span<const InputView> inputs,
       }
       if (declared != nullptr) break;
     }
-    const std::string what = "input " + Quoted(std::string(in.name));
+    auto what = [&] { return "input " + Quoted(std::string(in.name)); };
     if (declared == nullptr) {
       std::string names;
       for (const ValueInfo& v : m.inputs) names += (names.empty() ? "" : ", ") + v.name;
-      return InvalidArgument("the model has no " + what +
+      return InvalidArgument("the model has no " + what() +
                              " (its inputs: " + (names.empty() ? "none" : names) + ")");
     }
-    if (roots[r].bound) return InvalidArgument(what + " is given twice");
+    if (roots[r].bound) return InvalidArgument(what() + " is given twice");
     const std::optional<uint64_t> needed = PackedBytes(in.type, in.shape);
     if (needed != in.size_in_bytes) {
-      return InvalidArgument(what + " has " + std::to_string(in.size_in_bytes) +
+      return InvalidArgument(what() + " has " + std::to_string(in.size_in_bytes) +
                              " bytes of data; shape " + ShapeString(ShapeVector(in.shape)) +
                              " needs " +
                              (needed ? std::to_string(*needed) : std::string("more than 2^64")));
     }
     if (in.data == nullptr && in.size_in_bytes != 0) {
-      return InvalidArgument(what + " has no data (a null pointer)");
+      return InvalidArgument(what() + " has no data (a null pointer)");
     }
-    if (Status s = CheckAgainstDeclared(*declared, in.type, in.shape, what, &params); !s.ok()) {
+    if (Status s = CheckAgainstDeclared(*declared, in.type, in.shape, "input ", in.name, &params);
+        !s.ok()) {
       return s;
     }
     roots[r] = {in.type, in.shape, static_cast<const std::byte*>(in.data), in.size_in_bytes, true};
@@ -854,8 +879,8 @@ Status Model::RunInto(const Device& device, std::span<const InputView> inputs,
   // Graph outputs have their chain root's type and shape: check them before anything runs.
   for (size_t k = 0; k < m.outputs.size(); ++k) {
     const HostValue& v = roots[m.output_sources[k].root];
-    if (Status s = CheckAgainstDeclared(m.outputs[k], v.type, v.shape,
-                                        "graph output " + Quoted(m.outputs[k].name), &params);
+    if (Status s = CheckAgainstDeclared(m.outputs[k], v.type, v.shape, "graph output ",
+                                        m.outputs[k].name, &params);
         !s.ok()) {
       return s;
     }
@@ -871,8 +896,7 @@ Status Model::RunInto(const Device& device, std::span<const InputView> inputs,
   ops.reserve(m.nodes.size());
   for (size_t i = 0; i < m.nodes.size(); ++i) {
     const HostValue& v = roots[m.steps[i].root];
-    Expected<CompiledOperator> op =
-        m.CompiledNode(device, i, v.type, ShapeVector(v.shape), buffer_bytes(v));
+    Expected<CompiledOperator> op = m.CompiledNode(device, i, v.type, v.shape, buffer_bytes(v));
     if (!op.ok()) {
       return Status(op.status().code(), NodeLabel(m.nodes[i]) + ": " + op.status().message());
     }
