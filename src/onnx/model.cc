@@ -13,7 +13,6 @@
 #include <queue>
 #include <set>
 #include <span>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
