@@ -133,10 +133,14 @@ class EltwiseBackendRep(BackendRep):
         return int(self._model.compile_count)
 
     def _bind(self, inputs: Any) -> dict[str, Any]:
-        if isinstance(inputs, Mapping):
-            return dict(inputs)
-        if isinstance(inputs, np.ndarray) or not isinstance(inputs, Sequence):
-            inputs = [inputs]
+        # list, tuple and dict first: the abstract-class checks cost more than a small run.
+        if isinstance(inputs, dict):
+            return inputs
+        if not isinstance(inputs, (list, tuple)):
+            if isinstance(inputs, Mapping):
+                return dict(inputs)
+            if isinstance(inputs, np.ndarray) or not isinstance(inputs, Sequence):
+                inputs = [inputs]
         if len(inputs) == len(self._required):
             names = self._required
         elif len(inputs) == len(self._all_inputs):
