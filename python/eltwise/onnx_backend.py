@@ -163,7 +163,7 @@ class EltwiseBackendRep(BackendRep):
             if isinstance(e, InputError):
                 raise
             raise InputError(str(e)) from None
-        return self._output_type._make(outputs)
+        return self._output_type(*outputs)
 
 
 class EltwiseBackend(Backend):
