@@ -197,6 +197,11 @@ class RunInputs {
     view.size_in_bytes = t.data.size();
   }
   std::span<const onnx_frontend::InputView> views() const { return views_; }
+  uint64_t bytes() const {
+    uint64_t total = 0;
+    for (const onnx_frontend::InputView& v : views_) total += v.size_in_bytes;
+    return total;
+  }
 
  private:
   struct Entry {
@@ -226,6 +231,10 @@ class RunInputs {
   std::vector<Entry> entries_;
   std::vector<onnx_frontend::InputView> views_;
 };
+
+// Inputs of at least this many bytes in all are run without the GIL (a run of fewer takes about
+// as long as releasing and taking back the GIL).
+constexpr uint64_t kReleaseGilBytes = 64 * 1024;
 
 // A new, uninitialised array for a graph output.
 py::object NewArray(DataType type, std::span<const uint64_t> shape) {
@@ -297,8 +306,13 @@ PYBIND11_MODULE(_onnx, m) {
             for (const auto& [key, value] : inputs) run_inputs.Add(key, value);
             const Device& d = DeviceNamed(device);
             py::list outputs(model.outputs().size());
+            // The GIL is released for the run when the inputs are large enough for other threads
+            // to gain from it (as NumPy's loops do); for small ones releasing and taking it back
+            // would cost more than the run.
+            const bool release_gil = run_inputs.bytes() >= kReleaseGilBytes;
             auto allocate = [&](size_t k, DataType type, std::span<const uint64_t> shape) {
-              py::gil_scoped_acquire gil;
+              std::optional<py::gil_scoped_acquire> gil;
+              if (release_gil) gil.emplace();
               py::object array;
               try {
                 array = NewArray(type, shape);
@@ -311,7 +325,8 @@ PYBIND11_MODULE(_onnx, m) {
               return data;
             };
             const Status status = [&] {
-              py::gil_scoped_release release;
+              std::optional<py::gil_scoped_release> release;
+              if (release_gil) release.emplace();
               return model.RunInto(d, run_inputs.views(), allocate);
             }();
             if (PyErr_Occurred()) throw py::error_already_set();

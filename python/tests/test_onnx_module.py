@@ -54,9 +54,10 @@ def assert_same(got, want):
     assert np.array_equal(got[~nan].view(bits), want[~nan].view(bits))
 
 
-def test_chain_matches_numpy_and_leaves_the_input_alone():
+@pytest.mark.parametrize("n", [1000, 100_000])  # below and above the size run without the GIL
+def test_chain_matches_numpy_and_leaves_the_input_alone(n):
     model = graph(CHAIN, ["X"], ["Y"])
-    x = values()
+    x = values(n)
     before = x.copy()
     (y,) = model.run({"X": x})
     assert_same(y, chain_reference(before))

@@ -4,9 +4,11 @@
 #include <onnx/defs/shape_inference.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
 #include <map>
+#include <memory_resource>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -797,6 +799,9 @@ std::optional<uint64_t> PackedBytes(DataType type, std::span<const uint64_t> sha
   return bytes;
 }
 
+// The sizes the inputs gave each dim_param (the names are the model's).
+using DimBindings = std::pmr::map<std::string_view, uint64_t>;
+
 // A value no node computes (a graph input or initializer), in host memory, read in place.
 struct HostValue {
   DataType type = DataType::kFloat32;
@@ -809,8 +814,7 @@ struct HostValue {
 // `kind` and `name` make the subject of messages: "input 'x'", "graph output 'y'" (built only
 // for a message).
 Status CheckAgainstDeclared(const ValueInfo& info, DataType type, std::span<const uint64_t> shape,
-                            std::string_view kind, std::string_view name,
-                            std::map<std::string, uint64_t>* params) {
+                            std::string_view kind, std::string_view name, DimBindings* params) {
   auto what = [&] { return std::string(kind) + Quoted(std::string(name)); };
   if (type != info.type) {
     return InvalidArgument(what() + " is " + OnnxDataTypeName(OnnxDataType(type)) +
@@ -830,14 +834,15 @@ Status CheckAgainstDeclared(const ValueInfo& info, DataType type, std::span<cons
                              DimsString(true, info.dims, info.dim_params) + " (dimension " +
                              std::to_string(i) + " differs)");
     }
-    const std::string& param = i < info.dim_params.size() ? info.dim_params[i] : std::string();
+    const std::string_view param =
+        i < info.dim_params.size() ? std::string_view(info.dim_params[i]) : std::string_view();
     if (!param.empty()) {
       auto [it, inserted] = params->emplace(param, shape[i]);
       if (!inserted && it->second != shape[i]) {
         return InvalidArgument(what() + " has shape " + ShapeString(ShapeVector(shape)) +
-                               ": dimension " + std::to_string(i) + " ('" + param + "') is " +
-                               std::to_string(shape[i]) + " but another tensor bound '" + param +
-                               "' to " + std::to_string(it->second));
+                               ": dimension " + std::to_string(i) + " ('" + std::string(param) +
+                               "') is " + std::to_string(shape[i]) + " but another tensor bound '" +
+                               std::string(param) + "' to " + std::to_string(it->second));
       }
     }
   }
@@ -850,8 +855,12 @@ Status Model::RunInto(const Device& device, std::span<const InputView> inputs,
                       const OutputAllocator& allocate) const {
   const Impl& m = *impl_;
   // Bind inputs by name to their roots (see Impl::roots).
-  std::vector<HostValue> roots(m.roots.size());
-  std::map<std::string, uint64_t> params;
+  // The per-run bookkeeping lives in an arena on the stack (heap only for large graphs): a small
+  // run is dominated by fixed costs.
+  std::array<std::byte, 2048> arena_bytes;
+  std::pmr::monotonic_buffer_resource arena(arena_bytes.data(), arena_bytes.size());
+  std::pmr::vector<HostValue> roots(m.roots.size(), &arena);
+  DimBindings params(&arena);
   for (const InputView& in : inputs) {
     const ValueInfo* declared = nullptr;
     size_t r = 0;
@@ -918,7 +927,7 @@ Status Model::RunInto(const Device& device, std::span<const InputView> inputs,
   auto buffer_bytes = [&](const HostValue& v) {
     return on_host ? v.bytes : staging::PackedBufferBytes(v.type, ShapeVector(v.shape));
   };
-  std::vector<CompiledOperator> ops;
+  std::pmr::vector<CompiledOperator> ops(&arena);
   ops.reserve(m.nodes.size());
   for (size_t i = 0; i < m.nodes.size(); ++i) {
     const HostValue& v = roots[m.steps[i].root];
@@ -938,7 +947,7 @@ Status Model::RunInto(const Device& device, std::span<const InputView> inputs,
                     "no memory for a " + std::to_string(bytes) + "-byte intermediate value");
     }
   }
-  std::vector<std::byte*> out(m.outputs.size());
+  std::pmr::vector<std::byte*> out(m.outputs.size(), &arena);
   for (size_t k = 0; k < m.outputs.size(); ++k) {
     const HostValue& v = roots[m.output_sources[k].root];
     out[k] = static_cast<std::byte*>(allocate(k, v.type, v.shape));
