@@ -2,14 +2,27 @@
 // once by onnx_frontend::Model and run many times; each run reuses the operators the model has
 // compiled for that device and input shape. The rules (opsets, types, graph checks) and their
 // messages are the C++ front end's: a rejected model or input raises ValueError (OSError for an
-// unreadable file) with the front end's message. Built only when the ONNX front end is
-// (ELTWISE_BUILD_ONNX with libonnx-dev); the wheel does not carry it.
+// unreadable file) with the front end's message. eltwise.onnx_backend is a thin layer over it.
+// Built only when the ONNX front end is (ELTWISE_BUILD_ONNX with libonnx-dev); the wheel carries
+// it with libonnx and libprotobuf bundled.
+//
+// A run copies no more than it must (Model::RunInto): a C-contiguous, aligned, native-order NumPy
+// array of an eltwise type is read in place (any other input is converted to one once), and each
+// graph output is a new NumPy array the run writes directly.
+#define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
+#define NPY_TARGET_VERSION NPY_1_22_API_VERSION  // runs with NumPy >= 1.22 (pyproject.toml)
+#define PY_ARRAY_UNIQUE_SYMBOL eltwise_onnx_ARRAY_API
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+// pybind11 first: it includes Python.h, which NumPy's header needs.
+#include <numpy/arrayobject.h>
 
+#include <array>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,6 +53,10 @@ T Value(Expected<T> e) {
 // One Device per name, kept for the life of the process: a model's compiled operators are cached
 // per device, so every run on "cpu" must see the same Device.
 const Device& DeviceNamed(const std::string& name) {
+  if (name == "cpu") {  // the common case, without the lock
+    static const Device cpu = Value(Device::Cpu());
+    return cpu;
+  }
   static std::mutex mutex;
   static std::map<std::string, Device> devices;
   std::lock_guard<std::mutex> lock(mutex);
@@ -89,12 +106,158 @@ HostTensor ToHost(const std::string& name, const py::handle& object) {
   return t;
 }
 
-py::object ToNumpy(const HostTensor& t) {
-  py::tuple shape(t.shape.size());
-  for (size_t i = 0; i < t.shape.size(); ++i) shape[i] = t.shape[i];
-  py::object array = py::module_::import("numpy").attr("empty")(shape, NumpyDtype(t.type));
-  if (!t.data.empty()) std::memcpy(DataOf(array), t.data.data(), t.data.size());
-  return array;
+// The eltwise type of a built-in NumPy dtype; nullopt for others (ml_dtypes' bfloat16 included,
+// which ToHost handles).
+std::optional<DataType> BuiltinType(int type_num) {
+  switch (type_num) {
+    case NPY_HALF:
+      return DataType::kFloat16;
+    case NPY_FLOAT:
+      return DataType::kFloat32;
+    case NPY_DOUBLE:
+      return DataType::kFloat64;
+    case NPY_BYTE:
+      return DataType::kInt8;
+    case NPY_UBYTE:
+      return DataType::kUInt8;
+    case NPY_SHORT:
+      return DataType::kInt16;
+    case NPY_USHORT:
+      return DataType::kUInt16;
+    case NPY_INT:
+      return DataType::kInt32;
+    case NPY_UINT:
+      return DataType::kUInt32;
+    case NPY_LONG:
+      return sizeof(long) == 8 ? DataType::kInt64 : DataType::kInt32;
+    case NPY_ULONG:
+      return sizeof(long) == 8 ? DataType::kUInt64 : DataType::kUInt32;
+    case NPY_LONGLONG:
+      return DataType::kInt64;
+    case NPY_ULONGLONG:
+      return DataType::kUInt64;
+    default:
+      return std::nullopt;
+  }
+}
+
+int BuiltinTypeNum(DataType type) {
+  switch (type) {
+    case DataType::kFloat16:
+      return NPY_HALF;
+    case DataType::kFloat32:
+      return NPY_FLOAT;
+    case DataType::kFloat64:
+      return NPY_DOUBLE;
+    case DataType::kInt8:
+      return NPY_INT8;
+    case DataType::kUInt8:
+      return NPY_UINT8;
+    case DataType::kInt16:
+      return NPY_INT16;
+    case DataType::kUInt16:
+      return NPY_UINT16;
+    case DataType::kInt32:
+      return NPY_INT32;
+    case DataType::kUInt32:
+      return NPY_UINT32;
+    case DataType::kInt64:
+      return NPY_INT64;
+    case DataType::kUInt64:
+      return NPY_UINT64;
+    default:
+      return -1;  // bfloat16: ml_dtypes
+  }
+}
+
+// The graph inputs of one run as the front end reads them, and what keeps their memory alive.
+class RunInputs {
+ public:
+  explicit RunInputs(size_t count) {
+    entries_.reserve(count);  // never reallocated: views point into entries
+    views_.reserve(count);
+  }
+
+  // `object` is read in place when it is an array the front end can bind as it is; anything else
+  // is converted once (ToHost: its rules and messages).
+  void Add(py::handle key, py::handle object) {
+    Entry& e = entries_.emplace_back();
+    e.key = PyUnicode_Check(key.ptr()) ? py::reinterpret_borrow<py::object>(key) : py::str(key);
+    e.object = py::reinterpret_borrow<py::object>(object);
+    Py_ssize_t length = 0;
+    const char* name = PyUnicode_AsUTF8AndSize(e.key.ptr(), &length);
+    if (name == nullptr) throw py::error_already_set();
+    onnx_frontend::InputView& view = views_.emplace_back();
+    view.name = std::string_view(name, static_cast<size_t>(length));
+    if (Borrow(object, &e, &view)) return;
+    const HostTensor& t = e.converted.emplace(ToHost(std::string(view.name), object));
+    view.type = t.type;
+    view.shape = t.shape;
+    view.data = t.data.data();
+    view.size_in_bytes = t.data.size();
+  }
+  std::span<const onnx_frontend::InputView> views() const { return views_; }
+  uint64_t bytes() const {
+    uint64_t total = 0;
+    for (const onnx_frontend::InputView& v : views_) total += v.size_in_bytes;
+    return total;
+  }
+
+ private:
+  struct Entry {
+    py::object key;     // a str: the view's name points into its UTF-8
+    py::object object;  // the caller's object, alive while the GIL is released
+    std::array<uint64_t, kMaxRank> shape{};
+    std::optional<HostTensor> converted;
+  };
+
+  // Whether `object` is an array that can be read in place (then described in `view`).
+  static bool Borrow(py::handle object, Entry* e, onnx_frontend::InputView* view) {
+    if (!PyArray_Check(object.ptr())) return false;
+    auto* array = reinterpret_cast<PyArrayObject*>(object.ptr());
+    const std::optional<DataType> type = BuiltinType(PyArray_TYPE(array));
+    const int rank = PyArray_NDIM(array);
+    if (!type || !PyArray_ISCARRAY_RO(array) || !PyArray_ISNOTSWAPPED(array) || rank > kMaxRank) {
+      return false;
+    }
+    for (int i = 0; i < rank; ++i) e->shape[i] = static_cast<uint64_t>(PyArray_DIM(array, i));
+    view->type = *type;
+    view->shape = std::span<const uint64_t>(e->shape.data(), static_cast<size_t>(rank));
+    view->data = PyArray_DATA(array);
+    view->size_in_bytes = static_cast<uint64_t>(PyArray_NBYTES(array));
+    return true;
+  }
+
+  std::vector<Entry> entries_;
+  std::vector<onnx_frontend::InputView> views_;
+};
+
+// Inputs of at least this many bytes in all are run without the GIL (a run of fewer takes about
+// as long as releasing and taking back the GIL).
+constexpr uint64_t kReleaseGilBytes = 64 * 1024;
+
+// A new, uninitialised array for a graph output.
+py::object NewArray(DataType type, std::span<const uint64_t> shape) {
+  std::array<npy_intp, NPY_MAXDIMS> dims{};
+  if (shape.size() > dims.size()) {
+    throw py::value_error("an output has more dimensions than NumPy allows");
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] > static_cast<uint64_t>(NPY_MAX_INTP)) {
+      throw py::value_error("an output dimension of " + std::to_string(shape[i]) +
+                            " is larger than NumPy allows");
+    }
+    dims[i] = static_cast<npy_intp>(shape[i]);
+  }
+  const int type_num = BuiltinTypeNum(type);
+  if (type_num < 0) {
+    py::tuple sizes(shape.size());
+    for (size_t i = 0; i < shape.size(); ++i) sizes[i] = dims[i];
+    return py::module_::import("numpy").attr("empty")(sizes, NumpyDtype(type));
+  }
+  PyObject* array = PyArray_SimpleNew(static_cast<int>(shape.size()), dims.data(), type_num);
+  if (array == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(array);
 }
 
 py::list Names(const std::vector<onnx_frontend::ValueInfo>& values) {
@@ -109,6 +272,7 @@ py::list Names(const std::vector<onnx_frontend::ValueInfo>& values) {
 PYBIND11_MODULE(_onnx, m) {
   using namespace eltwise;
   using namespace eltwise::python_onnx;
+  if (_import_array() < 0) throw py::error_already_set();
   m.doc() = "The C++ ONNX front end of eltwise (models of Sign and Round nodes).";
   m.attr("MAX_OPSET") = onnx_frontend::kMaxKnownOpset;
   py::class_<Model>(m, "Model", "A parsed, validated ONNX model; run() it many times.")
@@ -138,20 +302,36 @@ PYBIND11_MODULE(_onnx, m) {
       .def(
           "run",
           [](const Model& model, const py::dict& inputs, const std::string& device) {
-            std::vector<NamedTensor> named;
-            for (const auto& [key, value] : inputs) {
-              const std::string name = py::str(key);
-              named.push_back({name, ToHost(name, value)});
-            }
+            RunInputs run_inputs(inputs.size());
+            for (const auto& [key, value] : inputs) run_inputs.Add(key, value);
             const Device& d = DeviceNamed(device);
-            Expected<std::vector<NamedTensor>> outputs = [&] {
-              py::gil_scoped_release release;
-              return model.Run(d, named);
+            py::list outputs(model.outputs().size());
+            // The GIL is released for the run when the inputs are large enough for other threads
+            // to gain from it (as NumPy's loops do); for small ones releasing and taking it back
+            // would cost more than the run.
+            const bool release_gil = run_inputs.bytes() >= kReleaseGilBytes;
+            auto allocate = [&](size_t k, DataType type, std::span<const uint64_t> shape) {
+              std::optional<py::gil_scoped_acquire> gil;
+              if (release_gil) gil.emplace();
+              py::object array;
+              try {
+                array = NewArray(type, shape);
+              } catch (py::error_already_set& e) {
+                e.restore();  // raised below, once the run has returned
+                return static_cast<void*>(nullptr);
+              }
+              void* data = PyArray_DATA(reinterpret_cast<PyArrayObject*>(array.ptr()));
+              outputs[k] = std::move(array);
+              return data;
+            };
+            const Status status = [&] {
+              std::optional<py::gil_scoped_release> release;
+              if (release_gil) release.emplace();
+              return model.RunInto(d, run_inputs.views(), allocate);
             }();
-            py::list result;
-            for (const NamedTensor& out : Value(std::move(outputs)))
-              result.append(ToNumpy(out.tensor));
-            return result;
+            if (PyErr_Occurred()) throw py::error_already_set();
+            if (!status.ok()) Raise(status);
+            return outputs;
           },
           py::arg("inputs"), py::arg("device") = "cpu",
           "Runs the model on inputs (a dict name -> array) on device ('cpu' or 'cuda:N'); returns "

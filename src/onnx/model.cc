@@ -4,13 +4,17 @@
 #include <onnx/defs/shape_inference.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
+#include <cstring>
 #include <map>
+#include <memory_resource>
 #include <mutex>
+#include <new>
+#include <optional>
 #include <queue>
 #include <set>
 #include <span>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -59,6 +63,16 @@ std::string TypeList(std::span<const DataType> types) {
   std::string s;
   for (DataType t : types) s += (s.empty() ? "" : ", ") + OnnxDataTypeName(OnnxDataType(t));
   return s;
+}
+
+// ONNX's names of every element type eltwise supports, in eltwise's order.
+std::string SupportedTypeList() {
+  static constexpr DataType kAll[] = {
+#define ELTWISE_DATA_TYPE(e, T, name) DataType::e,
+      ELTWISE_FOR_EACH_DATA_TYPE(ELTWISE_DATA_TYPE)
+#undef ELTWISE_DATA_TYPE
+  };
+  return TypeList(kAll);
 }
 
 // "A, B and C" of every op, each written by `text`.
@@ -142,13 +156,29 @@ struct Declared {
   std::vector<std::string> dim_params;
 };
 
+// "a sequence", "a map", ... for a TypeProto that is not a tensor.
+std::string TypeKind(const ::onnx::TypeProto& type) {
+  switch (type.value_case()) {
+    case ::onnx::TypeProto::kSequenceType:
+      return "a sequence";
+    case ::onnx::TypeProto::kMapType:
+      return "a map";
+    case ::onnx::TypeProto::kOptionalType:
+      return "an optional";
+    case ::onnx::TypeProto::kSparseTensorType:
+      return "a sparse tensor";
+    default:
+      return "of type kind " + std::to_string(static_cast<int>(type.value_case()));
+  }
+}
+
 Expected<Declared> ParseDeclared(const ::onnx::ValueInfoProto& v, const std::string& what) {
   Declared d;
   if (!v.has_type() || v.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET) return d;
   if (v.type().value_case() != ::onnx::TypeProto::kTensorType) {
-    return InvalidArgument(what +
-                           " is not a tensor (sequence, map, optional and sparse types are "
-                           "not supported)");
+    return InvalidArgument(what + " is " + TypeKind(v.type()) +
+                           ", not a tensor; eltwise runs tensors only (sequence, map, optional "
+                           "and sparse types are not supported)");
   }
   const auto& tensor = v.type().tensor_type();
   d.elem_type = tensor.has_elem_type() ? tensor.elem_type() : 0;
@@ -235,16 +265,69 @@ struct Model::Impl {
   // device and shape and afterwards only executes it. A CompiledOperator holds its Device, so a
   // cached device's state (the key) cannot be freed and its address reused. The cache is bounded
   // (a model run with ever new symbolic dimensions would otherwise grow it without limit).
-  using CompiledKey = std::tuple<const void*, size_t, std::vector<uint64_t>>;
+  // Looked up by a key over the caller's shape (KeyView), without copying it.
+  template <class Shape>
+  struct Key {
+    const void* device = nullptr;
+    size_t node = 0;
+    Shape shape;
+  };
+  using CompiledKey = Key<std::vector<uint64_t>>;
+  using KeyView = Key<std::span<const uint64_t>>;
+  struct KeyLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      if (a.device != b.device) return std::less<const void*>()(a.device, b.device);
+      if (a.node != b.node) return a.node < b.node;
+      return std::lexicographical_compare(a.shape.begin(), a.shape.end(), b.shape.begin(),
+                                          b.shape.end());
+    }
+  };
   static constexpr size_t kMaxCompiled = 256;
   mutable std::mutex compiled_mutex;
-  mutable std::map<CompiledKey, CompiledOperator> compiled;
+  mutable std::map<CompiledKey, CompiledOperator, KeyLess> compiled;
   mutable uint64_t compile_count = 0;
 
-  // The compiled operator of node `index` for `device` and `input` (type and shape).
+  // The compiled operator of node `index` for `device` and `input` (type and shape), its
+  // buffers `buffer_bytes` long.
   Expected<CompiledOperator> CompiledNode(const Device& device, size_t index, DataType type,
-                                          const std::vector<uint64_t>& shape,
+                                          std::span<const uint64_t> shape,
                                           uint64_t buffer_bytes) const;
+
+  // The execution plan, fixed by the graph (PlanExecution, at the end of Build). Roots are the
+  // values no node computes: [required inputs][overridable inputs][other initializers], so a
+  // given input's root is its position in inputs (or inputs.size() + its position in
+  // overridable_inputs). Sign and Round keep their input's type and shape, so every node's
+  // result has the type and shape of its chain's root.
+  struct Root {
+    std::string name;
+    int initializer = -1;  // the default value, if any
+  };
+  // Where a node writes its result when it runs on host memory: a graph output's buffer or a
+  // temporary. A value read by exactly one node and not a graph output shares the storage of that
+  // node's result (that node then runs in place), so a chain of single-use values ending in a
+  // graph output is written only into that output's buffer.
+  struct Storage {
+    bool graph_output = false;
+    int index = 0;  // into outputs, or a temporary
+  };
+  struct Step {
+    int input_node = -1;  // the node (execution position) whose result this node reads, or -1
+    int input_root = -1;  // else the root it reads
+    int root = -1;        // the root of its chain (its type and shape)
+    Storage storage;
+  };
+  struct OutputSource {
+    int node = -1;  // the node computing it, or -1: a root passed through
+    int root = -1;  // the root of its chain
+    int first = 0;  // the first graph output listing the same value (itself if none earlier)
+  };
+  std::vector<Root> roots;
+  std::vector<Step> steps;  // per node, in execution order
+  std::vector<OutputSource> output_sources;
+  std::vector<int> temporary_roots;  // per temporary: the root of the values it holds
+  void PlanExecution();
 
   static Expected<std::shared_ptr<Impl>> Build(const ::onnx::ModelProto& model);
 };
@@ -407,7 +490,8 @@ Expected<std::shared_ptr<Model::Impl>> Model::Impl::Build(const ::onnx::ModelPro
     const std::optional<DataType> type = FromOnnxDataType(d->elem_type);
     if (!type) {
       return InvalidArgument(what + " has element type " + OnnxDataTypeName(d->elem_type) +
-                             ", which eltwise does not support");
+                             ", which eltwise does not support; it supports " +
+                             SupportedTypeList());
     }
     if (it != impl->values.end()) {  // an input with a default value
       Value& v = it->second;
@@ -576,7 +660,66 @@ Expected<std::shared_ptr<Model::Impl>> Model::Impl::Build(const ::onnx::ModelPro
 
   // Finally the ONNX checker, for everything else the standard requires.
   if (Status s = RunChecker(model, order, impl->opset); !s.ok()) return s;
+  impl->PlanExecution();
   return impl;
+}
+
+void Model::Impl::PlanExecution() {
+  std::unordered_map<std::string, int> root_of;
+  for (const ValueInfo& v : inputs) roots.push_back({v.name, -1});
+  for (const ValueInfo& v : overridable_inputs) {
+    roots.push_back({v.name, values.at(v.name).initializer});
+  }
+  for (const auto& [name, v] : values) {
+    if (v.kind == Kind::kInitializer && !v.overridable) roots.push_back({name, v.initializer});
+  }
+  for (size_t r = 0; r < roots.size(); ++r) root_of.emplace(roots[r].name, static_cast<int>(r));
+
+  std::unordered_map<std::string, int> node_of;  // by the value a node computes
+  std::vector<int> consumers(nodes.size());
+  steps.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Step& step = steps[i];
+    if (auto it = node_of.find(nodes[i].input); it != node_of.end()) {
+      step.input_node = it->second;
+      step.root = steps[it->second].root;
+      ++consumers[it->second];
+    } else {
+      step.input_root = root_of.at(nodes[i].input);
+      step.root = step.input_root;
+    }
+    node_of.emplace(nodes[i].output, static_cast<int>(i));
+  }
+  std::unordered_map<std::string, int> first_output;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    OutputSource source;
+    source.first = first_output.emplace(outputs[k].name, static_cast<int>(k)).first->second;
+    if (auto it = node_of.find(outputs[k].name); it != node_of.end()) {
+      source.node = it->second;
+      source.root = steps[it->second].root;
+    } else {
+      source.root = root_of.at(outputs[k].name);
+    }
+    output_sources.push_back(source);
+  }
+  // Storage, last node first: a single-use value takes its consumer's (already decided) storage.
+  std::vector<int> only_consumer(nodes.size(), -1);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (steps[i].input_node >= 0 && consumers[steps[i].input_node] == 1) {
+      only_consumer[steps[i].input_node] = static_cast<int>(i);
+    }
+  }
+  for (size_t i = nodes.size(); i-- > 0;) {
+    Step& step = steps[i];
+    if (auto it = first_output.find(nodes[i].output); it != first_output.end()) {
+      step.storage = {true, it->second};
+    } else if (only_consumer[i] >= 0) {
+      step.storage = steps[only_consumer[i]].storage;
+    } else {
+      step.storage = {false, static_cast<int>(temporary_roots.size())};
+      temporary_roots.push_back(step.root);
+    }
+  }
 }
 
 Expected<Model> Model::Parse(std::span<const std::byte> bytes, const std::string& source) {
@@ -613,17 +756,18 @@ uint64_t Model::compile_count() const {
 }
 
 Expected<CompiledOperator> Model::Impl::CompiledNode(const Device& device, size_t index,
-                                                     DataType type,
-                                                     const std::vector<uint64_t>& shape,
+                                                     DataType type, std::span<const uint64_t> shape,
                                                      uint64_t buffer_bytes) const {
-  CompiledKey key{&device.state(), index, shape};
   {
     std::lock_guard<std::mutex> lock(compiled_mutex);
-    if (auto it = compiled.find(key); it != compiled.end()) return it->second;
+    if (auto it = compiled.find(KeyView{&device.state(), index, shape}); it != compiled.end()) {
+      return it->second;
+    }
   }
+  CompiledKey key{&device.state(), index, std::vector<uint64_t>(shape.begin(), shape.end())};
   TensorDesc desc;
   desc.type = type;
-  desc.sizes = shape;
+  desc.sizes = key.shape;
   desc.total_tensor_size_in_bytes = buffer_bytes;
   // The option ONNX's definition of the op means (Sign: NaN propagates, like np.sign).
   const OpInfo& info = *FindOpByTitle(nodes[index].op_type);
@@ -638,40 +782,67 @@ Expected<CompiledOperator> Model::Impl::CompiledNode(const Device& device, size_
 
 namespace {
 
-// A value on the device.
-struct DeviceValue {
-  void* data = nullptr;
-  uint64_t buffer_bytes = 0;  // allocated (>= data bytes; rounded up to 4 for DirectML levels)
+std::string NodeLabel(const NodeInfo& node) {
+  return "node " + Quoted(node.name) + " (" + node.op_type + ")";
+}
+
+std::vector<uint64_t> ShapeVector(std::span<const uint64_t> shape) {
+  return std::vector<uint64_t>(shape.begin(), shape.end());
+}
+
+// The bytes of a packed tensor; nullopt when they overflow 64 bits.
+std::optional<uint64_t> PackedBytes(DataType type, std::span<const uint64_t> shape) {
+  uint64_t bytes = ElementSize(type);
+  for (uint64_t d : shape) {
+    if (__builtin_mul_overflow(bytes, d, &bytes)) return std::nullopt;
+  }
+  return bytes;
+}
+
+// The sizes the inputs gave each dim_param (the names are the model's).
+using DimBindings = std::pmr::map<std::string_view, uint64_t>;
+
+// A value no node computes (a graph input or initializer), in host memory, read in place.
+struct HostValue {
   DataType type = DataType::kFloat32;
-  std::vector<uint64_t> shape;
+  std::span<const uint64_t> shape;
+  const std::byte* data = nullptr;
+  uint64_t bytes = 0;
+  bool bound = false;
 };
 
-Status CheckAgainstDeclared(const ValueInfo& info, const HostTensor& t, const std::string& what,
-                            std::map<std::string, uint64_t>* params) {
-  if (t.type != info.type) {
-    return InvalidArgument(what + " is " + OnnxDataTypeName(OnnxDataType(t.type)) +
+// `kind` and `name` make the subject of messages: "input 'x'", "graph output 'y'" (built only
+// for a message).
+Status CheckAgainstDeclared(const ValueInfo& info, DataType type, std::span<const uint64_t> shape,
+                            std::string_view kind, std::string_view name, DimBindings* params) {
+  auto what = [&] { return std::string(kind) + Quoted(std::string(name)); };
+  if (type != info.type) {
+    return InvalidArgument(what() + " is " + OnnxDataTypeName(OnnxDataType(type)) +
                            "; the model declares " + OnnxDataTypeName(OnnxDataType(info.type)));
   }
   if (!info.rank_known) return Status::Ok();
-  const std::string declared = DimsString(true, info.dims, info.dim_params);
-  if (t.shape.size() != info.dims.size()) {
-    return InvalidArgument(what + " has shape " + ShapeString(t.shape) + " (rank " +
-                           std::to_string(t.shape.size()) + "); the model declares " + declared +
-                           " (rank " + std::to_string(info.dims.size()) + ")");
+  if (shape.size() != info.dims.size()) {
+    return InvalidArgument(what() + " has shape " + ShapeString(ShapeVector(shape)) + " (rank " +
+                           std::to_string(shape.size()) + "); the model declares " +
+                           DimsString(true, info.dims, info.dim_params) + " (rank " +
+                           std::to_string(info.dims.size()) + ")");
   }
-  for (size_t i = 0; i < t.shape.size(); ++i) {
-    if (info.dims[i] && *info.dims[i] != t.shape[i]) {
-      return InvalidArgument(what + " has shape " + ShapeString(t.shape) + "; the model declares " +
-                             declared + " (dimension " + std::to_string(i) + " differs)");
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (info.dims[i] && *info.dims[i] != shape[i]) {
+      return InvalidArgument(what() + " has shape " + ShapeString(ShapeVector(shape)) +
+                             "; the model declares " +
+                             DimsString(true, info.dims, info.dim_params) + " (dimension " +
+                             std::to_string(i) + " differs)");
     }
-    const std::string& param = i < info.dim_params.size() ? info.dim_params[i] : std::string();
+    const std::string_view param =
+        i < info.dim_params.size() ? std::string_view(info.dim_params[i]) : std::string_view();
     if (!param.empty()) {
-      auto [it, inserted] = params->emplace(param, t.shape[i]);
-      if (!inserted && it->second != t.shape[i]) {
-        return InvalidArgument(what + " has shape " + ShapeString(t.shape) + ": dimension " +
-                               std::to_string(i) + " ('" + param + "') is " +
-                               std::to_string(t.shape[i]) + " but another tensor bound '" + param +
-                               "' to " + std::to_string(it->second));
+      auto [it, inserted] = params->emplace(param, shape[i]);
+      if (!inserted && it->second != shape[i]) {
+        return InvalidArgument(what() + " has shape " + ShapeString(ShapeVector(shape)) +
+                               ": dimension " + std::to_string(i) + " ('" + std::string(param) +
+                               "') is " + std::to_string(shape[i]) + " but another tensor bound '" +
+                               std::string(param) + "' to " + std::to_string(it->second));
       }
     }
   }
@@ -680,122 +851,196 @@ Status CheckAgainstDeclared(const ValueInfo& info, const HostTensor& t, const st
 
 }  // namespace
 
-Expected<std::vector<NamedTensor>> Model::Run(const Device& device,
-                                              const std::vector<NamedTensor>& inputs) const {
+Status Model::RunInto(const Device& device, std::span<const InputView> inputs,
+                      const OutputAllocator& allocate) const {
   const Impl& m = *impl_;
-  // Bind inputs by name.
-  std::unordered_map<std::string, const HostTensor*> host;
-  std::map<std::string, uint64_t> params;
-  for (const NamedTensor& in : inputs) {
-    auto declared = std::find_if(m.inputs.begin(), m.inputs.end(),
-                                 [&](const ValueInfo& v) { return v.name == in.name; });
-    if (declared == m.inputs.end()) {
-      declared = std::find_if(m.overridable_inputs.begin(), m.overridable_inputs.end(),
-                              [&](const ValueInfo& v) { return v.name == in.name; });
-      if (declared == m.overridable_inputs.end()) {
-        std::string names;
-        for (const ValueInfo& v : m.inputs) names += (names.empty() ? "" : ", ") + v.name;
-        return InvalidArgument("the model has no input " + Quoted(in.name) +
-                               " (its inputs: " + (names.empty() ? "none" : names) + ")");
+  // Bind inputs by name to their roots (see Impl::roots).
+  // The per-run bookkeeping lives in an arena on the stack (heap only for large graphs): a small
+  // run is dominated by fixed costs.
+  std::array<std::byte, 2048> arena_bytes;
+  std::pmr::monotonic_buffer_resource arena(arena_bytes.data(), arena_bytes.size());
+  std::pmr::vector<HostValue> roots(m.roots.size(), &arena);
+  DimBindings params(&arena);
+  for (const InputView& in : inputs) {
+    const ValueInfo* declared = nullptr;
+    size_t r = 0;
+    for (const std::vector<ValueInfo>* list : {&m.inputs, &m.overridable_inputs}) {
+      for (const ValueInfo& v : *list) {
+        if (v.name == in.name) {
+          declared = &v;
+          break;
+        }
+        ++r;
       }
+      if (declared != nullptr) break;
     }
-    if (!host.emplace(in.name, &in.tensor).second) {
-      return InvalidArgument("input " + Quoted(in.name) + " is given twice");
+    auto what = [&] { return "input " + Quoted(std::string(in.name)); };
+    if (declared == nullptr) {
+      std::string names;
+      for (const ValueInfo& v : m.inputs) names += (names.empty() ? "" : ", ") + v.name;
+      return InvalidArgument("the model has no " + what() +
+                             " (its inputs: " + (names.empty() ? "none" : names) + ")");
     }
-    if (in.tensor.data.size() != in.tensor.element_count() * ElementSize(in.tensor.type)) {
-      return InvalidArgument(
-          "input " + Quoted(in.name) + " has " + std::to_string(in.tensor.data.size()) +
-          " bytes of data; shape " + ShapeString(in.tensor.shape) + " needs " +
-          std::to_string(in.tensor.element_count() * ElementSize(in.tensor.type)));
+    if (roots[r].bound) return InvalidArgument(what() + " is given twice");
+    const std::optional<uint64_t> needed = PackedBytes(in.type, in.shape);
+    if (needed != in.size_in_bytes) {
+      return InvalidArgument(what() + " has " + std::to_string(in.size_in_bytes) +
+                             " bytes of data; shape " + ShapeString(ShapeVector(in.shape)) +
+                             " needs " +
+                             (needed ? std::to_string(*needed) : std::string("more than 2^64")));
     }
-    if (Status s = CheckAgainstDeclared(*declared, in.tensor, "input " + Quoted(in.name), &params);
+    if (in.data == nullptr && in.size_in_bytes != 0) {
+      return InvalidArgument(what() + " has no data (a null pointer)");
+    }
+    if (Status s = CheckAgainstDeclared(*declared, in.type, in.shape, "input ", in.name, &params);
         !s.ok()) {
       return s;
     }
+    roots[r] = {in.type, in.shape, static_cast<const std::byte*>(in.data), in.size_in_bytes, true};
   }
-  for (const ValueInfo& v : m.inputs) {
-    if (!host.count(v.name)) {
+  for (size_t r = 0; r < m.inputs.size(); ++r) {
+    const ValueInfo& v = m.inputs[r];
+    if (!roots[r].bound) {
       return InvalidArgument("graph input " + Quoted(v.name) + " (" +
                              OnnxDataTypeName(OnnxDataType(v.type)) + " " +
                              DimsString(v.rank_known, v.dims, v.dim_params) + ") has no value");
     }
   }
-  for (const auto& [name, value] : m.values) {
-    if (value.kind == Impl::Kind::kInitializer && !host.count(name)) {
-      host.emplace(name, &m.initializers[value.initializer]);
-    }
+  for (size_t r = m.inputs.size(); r < roots.size(); ++r) {
+    if (roots[r].bound) continue;
+    const HostTensor& t = m.initializers[m.roots[r].initializer];
+    roots[r] = {t.type, t.shape, t.data.data(), t.data.size(), true};
   }
-
-  staging::DeviceBuffers buffers(device);
-  std::unordered_map<std::string, DeviceValue> on_device;
-  // Copies a host value (graph input or initializer) to the device once.
-  auto stage = [&](const std::string& name) -> Expected<const DeviceValue*> {
-    if (auto it = on_device.find(name); it != on_device.end()) return &it->second;
-    const HostTensor& t = *host.at(name);
-    DeviceValue v{nullptr, staging::PackedBufferBytes(t.type, t.shape), t.type, t.shape};
-    Expected<void*> p = buffers.Upload(t.data, v.buffer_bytes);
-    if (!p.ok()) return p.status();
-    v.data = *p;
-    return &on_device.emplace(name, std::move(v)).first->second;
-  };
-
-  for (size_t index = 0; index < m.nodes.size(); ++index) {
-    const NodeInfo& node = m.nodes[index];
-    const std::string label = "node " + Quoted(node.name) + " (" + node.op_type + ")";
-    const DeviceValue* in;
-    if (auto it = on_device.find(node.input); it != on_device.end()) {
-      in = &it->second;
-    } else {
-      Expected<const DeviceValue*> staged = stage(node.input);
-      if (!staged.ok()) {
-        return Status(staged.status().code(), label + ": " + staged.status().message());
-      }
-      in = *staged;
-    }
-    DeviceValue out{nullptr, in->buffer_bytes, in->type, in->shape};
-    Expected<void*> p = buffers.Allocate(out.buffer_bytes);
-    if (!p.ok()) return Status(p.status().code(), label + ": " + p.status().message());
-    out.data = *p;
-    Expected<CompiledOperator> op =
-        m.CompiledNode(device, index, in->type, in->shape, in->buffer_bytes);
-    if (!op.ok()) return Status(op.status().code(), label + ": " + op.status().message());
-    Status s =
-        op->Execute(ConstBinding{in->data, in->buffer_bytes}, Binding{out.data, out.buffer_bytes});
-    if (!s.ok()) return Status(s.code(), label + ": " + s.message());
-    on_device[node.output] = std::move(out);
-  }
-
-  std::vector<NamedTensor> results;
-  for (const ValueInfo& o : m.outputs) {
-    NamedTensor r;
-    r.name = o.name;
-    r.tensor.name = o.name;
-    if (auto it = on_device.find(o.name);
-        it != on_device.end() && m.values.at(o.name).kind == Impl::Kind::kNodeOutput) {
-      const DeviceValue& v = it->second;
-      r.tensor.type = v.type;
-      r.tensor.shape = v.shape;
-      r.tensor.data.resize(r.tensor.element_count() * ElementSize(v.type));
-      if (Status s = CopyToHost(device, r.tensor.data.data(), v.data, r.tensor.data.size());
-          !s.ok()) {
-        return s;
-      }
-    } else {  // a graph input or initializer passed straight through
-      const HostTensor& t = *host.at(o.name);
-      r.tensor.type = t.type;
-      r.tensor.shape = t.shape;
-      r.tensor.data = t.data;
-    }
-    results.push_back(std::move(r));
-  }
-  if (Status s = Synchronize(device); !s.ok()) return s;
-  for (size_t i = 0; i < results.size(); ++i) {
-    if (Status s = CheckAgainstDeclared(m.outputs[i], results[i].tensor,
-                                        "graph output " + Quoted(results[i].name), &params);
+  // Graph outputs have their chain root's type and shape: check them before anything runs.
+  for (size_t k = 0; k < m.outputs.size(); ++k) {
+    const HostValue& v = roots[m.output_sources[k].root];
+    if (Status s = CheckAgainstDeclared(m.outputs[k], v.type, v.shape, "graph output ",
+                                        m.outputs[k].name, &params);
         !s.ok()) {
       return s;
     }
   }
+
+  // Host memory is bound directly where the device takes any packed host binding (no DirectML
+  // alignment or size rounding); elsewhere values are staged through padded device buffers.
+  const bool on_host = staging::BindsPackedHostArrays(device);
+  auto buffer_bytes = [&](const HostValue& v) {
+    return on_host ? v.bytes : staging::PackedBufferBytes(v.type, ShapeVector(v.shape));
+  };
+  std::pmr::vector<CompiledOperator> ops(&arena);
+  ops.reserve(m.nodes.size());
+  for (size_t i = 0; i < m.nodes.size(); ++i) {
+    const HostValue& v = roots[m.steps[i].root];
+    Expected<CompiledOperator> op = m.CompiledNode(device, i, v.type, v.shape, buffer_bytes(v));
+    if (!op.ok()) {
+      return Status(op.status().code(), NodeLabel(m.nodes[i]) + ": " + op.status().message());
+    }
+    ops.push_back(std::move(*op));
+  }
+
+  std::vector<std::unique_ptr<std::byte[]>> temporaries(on_host ? m.temporary_roots.size() : 0);
+  for (size_t t = 0; t < temporaries.size(); ++t) {
+    const uint64_t bytes = roots[m.temporary_roots[t]].bytes;
+    temporaries[t].reset(new (std::nothrow) std::byte[std::max<uint64_t>(bytes, 1)]);
+    if (temporaries[t] == nullptr) {
+      return Status(StatusCode::kOutOfMemory,
+                    "no memory for a " + std::to_string(bytes) + "-byte intermediate value");
+    }
+  }
+  std::pmr::vector<std::byte*> out(m.outputs.size(), &arena);
+  for (size_t k = 0; k < m.outputs.size(); ++k) {
+    const HostValue& v = roots[m.output_sources[k].root];
+    out[k] = static_cast<std::byte*>(allocate(k, v.type, v.shape));
+    if (out[k] == nullptr && v.bytes != 0) {
+      return Status(StatusCode::kOutOfMemory, "graph output " + Quoted(m.outputs[k].name) +
+                                                  ": no buffer for its " + std::to_string(v.bytes) +
+                                                  " bytes");
+    }
+  }
+
+  if (on_host) {
+    auto storage = [&](const Impl::Storage& s) {
+      return s.graph_output ? out[s.index] : temporaries[s.index].get();
+    };
+    for (size_t i = 0; i < m.nodes.size(); ++i) {
+      const Impl::Step& step = m.steps[i];
+      const uint64_t bytes = roots[step.root].bytes;
+      const std::byte* in = step.input_node >= 0 ? storage(m.steps[step.input_node].storage)
+                                                 : roots[step.input_root].data;
+      Status s = ops[i].Execute(ConstBinding{in, bytes}, Binding{storage(step.storage), bytes});
+      if (!s.ok()) return Status(s.code(), NodeLabel(m.nodes[i]) + ": " + s.message());
+    }
+    for (size_t k = 0; k < m.outputs.size(); ++k) {
+      const Impl::OutputSource& source = m.output_sources[k];
+      const HostValue& v = roots[source.root];
+      const std::byte* from = source.first != static_cast<int>(k) ? out[source.first]
+                              : source.node < 0                   ? v.data
+                                                                  : nullptr;
+      if (from != nullptr && v.bytes != 0) std::memcpy(out[k], from, v.bytes);
+    }
+    return Status::Ok();
+  }
+
+  staging::DeviceBuffers buffers(device);
+  std::vector<void*> root_on_device(roots.size(), nullptr);
+  std::vector<void*> node_on_device(m.nodes.size(), nullptr);
+  for (size_t i = 0; i < m.nodes.size(); ++i) {
+    const Impl::Step& step = m.steps[i];
+    const HostValue& v = roots[step.root];
+    const uint64_t bytes = buffer_bytes(v);
+    const void* in = nullptr;
+    if (step.input_node >= 0) {
+      in = node_on_device[step.input_node];
+    } else {
+      void*& staged = root_on_device[step.input_root];
+      if (staged == nullptr) {
+        Expected<void*> p = buffers.Upload(std::span(v.data, v.bytes), bytes);
+        if (!p.ok())
+          return Status(p.status().code(), NodeLabel(m.nodes[i]) + ": " + p.status().message());
+        staged = *p;
+      }
+      in = staged;
+    }
+    Expected<void*> p = buffers.Allocate(bytes);
+    if (!p.ok())
+      return Status(p.status().code(), NodeLabel(m.nodes[i]) + ": " + p.status().message());
+    node_on_device[i] = *p;
+    Status s = ops[i].Execute(ConstBinding{in, bytes}, Binding{*p, bytes});
+    if (!s.ok()) return Status(s.code(), NodeLabel(m.nodes[i]) + ": " + s.message());
+  }
+  for (size_t k = 0; k < m.outputs.size(); ++k) {
+    const Impl::OutputSource& source = m.output_sources[k];
+    const HostValue& v = roots[source.root];
+    if (v.bytes == 0) continue;
+    if (source.node >= 0) {
+      if (Status s = CopyToHost(device, out[k], node_on_device[source.node], v.bytes); !s.ok()) {
+        return s;
+      }
+    } else {  // a graph input or initializer passed straight through
+      std::memcpy(out[k], v.data, v.bytes);
+    }
+  }
+  return Synchronize(device);
+}
+
+Expected<std::vector<NamedTensor>> Model::Run(const Device& device,
+                                              const std::vector<NamedTensor>& inputs) const {
+  std::vector<InputView> views;
+  views.reserve(inputs.size());
+  for (const NamedTensor& in : inputs) {
+    views.push_back(
+        {in.name, in.tensor.type, in.tensor.shape, in.tensor.data.data(), in.tensor.data.size()});
+  }
+  std::vector<NamedTensor> results(impl_->outputs.size());
+  Status s = RunInto(device, views, [&](size_t k, DataType type, std::span<const uint64_t> shape) {
+    NamedTensor& r = results[k];
+    r.name = r.tensor.name = impl_->outputs[k].name;
+    r.tensor.type = type;
+    r.tensor.shape.assign(shape.begin(), shape.end());
+    r.tensor.data.resize(r.tensor.element_count() * ElementSize(type));
+    return static_cast<void*>(r.tensor.data.data());
+  });
+  if (!s.ok()) return s;
   return results;
 }
 

@@ -11,10 +11,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -87,6 +89,25 @@ struct NamedTensor {
   HostTensor tensor;
 };
 
+// A graph input the caller owns and Model::RunInto reads in place: packed row-major (C order)
+// elements in native order, `size_in_bytes` of them at `data`, aligned to the element size. The
+// name, shape and data must stay valid and unchanged for the call; nothing is written to them.
+struct InputView {
+  std::string_view name;
+  DataType type = DataType::kFloat32;
+  std::span<const uint64_t> shape;  // empty = a scalar
+  const void* data = nullptr;
+  uint64_t size_in_bytes = 0;
+};
+
+// Where Model::RunInto writes graph output `index` (of Model::outputs()): the address of
+// ElementCount(shape) * ElementSize(type) writable bytes, aligned to the element size, overlapping
+// no input and no other output; the run writes them once with the packed result. Called once per
+// output, in graph order, after every check passed and before any node runs. Returning nullptr
+// for an output with elements aborts the run (kOutOfMemory) before anything is written.
+using OutputAllocator =
+    std::function<void*(size_t index, DataType type, std::span<const uint64_t> shape)>;
+
 // A loaded, validated model. Immutable; Run may be called from many threads at once.
 class Model {
  public:
@@ -116,11 +137,21 @@ class Model {
   // Runs the graph on `device`. Every input in inputs() must be given exactly once by name (a
   // graph input that also has an initializer may be overridden); each must have the declared
   // element type and match every declared dimension, and inputs that share a dim_param must
-  // agree on it. Returns the graph outputs in graph order. Device data is staged with
-  // Allocate/CopyToDevice/CopyToHost/Synchronize, so any device kind works. Each node is
-  // compiled on its first run for a device and input shape and only executed afterwards.
+  // agree on it. Returns the graph outputs in graph order. Any device kind works (see RunInto,
+  // which this calls). Each node is compiled on its first run for a device and input shape and
+  // only executed afterwards.
   Expected<std::vector<NamedTensor>> Run(const Device& device,
                                          const std::vector<NamedTensor>& inputs) const;
+
+  // Run with caller-owned memory, same rules and messages: reads `inputs` in place and writes
+  // each graph output into the buffer `allocate` returns for it. On a CPU device at the extended
+  // level every node runs on host memory: the graph inputs are not copied, each node writes its
+  // result once (a chain of single-use values runs in place in its graph output's buffer), and a
+  // graph output that is a graph input, an initializer or listed twice is copied into its
+  // buffer. Other devices stage through device buffers like Run. Every node is compiled (or
+  // found in the cache) before `allocate` is called; on an error before then nothing is written.
+  Status RunInto(const Device& device, std::span<const InputView> inputs,
+                 const OutputAllocator& allocate) const;
 
   struct Impl;
 

@@ -69,8 +69,8 @@ Status RunDirect(const Device& device, const StridedCall& call) {
   const Region out = RegionOf(call.output, call.type, g.sizes, g.out_strides);
   // The output's region, writable (`call.output` is).
   std::byte* const out_lowest = call.output - (call.output - out.lowest);
-  const bool host = device.kind() == DeviceKind::kCpu;
-  if (device.feature_level() == FeatureLevel::kExtended || !host) {
+  const bool host = DeviceMemoryIsHost(device);
+  if (BindsPackedHostArrays(device) || !host) {
     Status s = op->Execute(ConstBinding{in.lowest, in.span}, Binding{out_lowest, out.span});
     if (s.ok() && !host) s = Synchronize(device);
     return s;
@@ -212,6 +212,12 @@ void CopyElements(const std::byte* src, const std::vector<int64_t>& src_strides,
            element_size);
 }
 
+bool DeviceMemoryIsHost(const Device& device) { return device.kind() == DeviceKind::kCpu; }
+
+bool BindsPackedHostArrays(const Device& device) {
+  return DeviceMemoryIsHost(device) && device.feature_level() == FeatureLevel::kExtended;
+}
+
 uint64_t PackedBufferBytes(DataType type, const std::vector<uint64_t>& shape) {
   const uint64_t packed = ElementCount(shape) * ElementSize(type);
   return std::max(CalcBufferTensorSize(type, shape, std::nullopt).value_or(0), packed);
@@ -264,7 +270,7 @@ Geometry DescribedGeometry(const Device& device, const StridedCall& call) {
   // Host operands through a device's memory are described packed; so is a call without elements
   // (strides address nothing; NumPy gives zero strides to some empty arrays, which the output
   // self-overlap rule would otherwise see before the zero size).
-  if ((call.memory == Memory::kHost && device.kind() != DeviceKind::kCpu) || HasNoElements(sizes)) {
+  if ((call.memory == Memory::kHost && !DeviceMemoryIsHost(device)) || HasNoElements(sizes)) {
     g.in_strides = g.out_strides = PackedStrides(sizes);
   }
   if (device.feature_level() == FeatureLevel::kExtended && sizes.size() > kMaxRank) {
@@ -274,7 +280,7 @@ Geometry DescribedGeometry(const Device& device, const StridedCall& call) {
 }
 
 Status RunStrided(const Device& device, const StridedCall& call) {
-  if (call.memory == Memory::kHost && device.kind() != DeviceKind::kCpu) {
+  if (call.memory == Memory::kHost && !DeviceMemoryIsHost(device)) {
     return RunThroughDevice(device, call);
   }
   return RunDirect(device, call);

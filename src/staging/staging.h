@@ -58,6 +58,13 @@ void CopyElements(const std::byte* src, const std::vector<int64_t>& src_strides,
 // ---------------------------------------------------------------------------------------------
 // Device buffers.
 
+// Whether the device's memory is host memory (a CPU device): host pointers can be bound as they
+// are, subject to the feature level's binding rules.
+bool DeviceMemoryIsHost(const Device& device);
+// Whether any packed host array aligned to its element size can be bound as it is: host memory at
+// the extended level (DirectML levels add 16-byte alignment and DMLCalcBufferTensorSize sizes).
+bool BindsPackedHostArrays(const Device& device);
+
 // The bytes of a device buffer that holds a packed tensor of `shape`: its packed size, rounded up
 // to DirectML's DMLCalcBufferTensorSize, so one buffer is valid at every feature level.
 uint64_t PackedBufferBytes(DataType type, const std::vector<uint64_t>& shape);
