@@ -29,6 +29,18 @@ TEST(OpRegistry, OneEntryPerOpInOrder) {
   EXPECT_EQ(FindOpByTitle("Abs"), nullptr);
 }
 
+// The front ends (CLI, bench, Python) take option value 0 when none is given: it must be the
+// value a default-constructed description carries. Distinct fields: the bench has one flag each.
+TEST(OpRegistry, OptionValueZeroIsTheDescriptionsDefault) {
+  std::set<std::string_view> fields;
+#define ELTWISE_CHECK_DEFAULT(e, Desc) EXPECT_EQ(OptionOf(OperatorDesc(Desc{})), 0) << #Desc;
+  ELTWISE_FOR_EACH_OP(ELTWISE_CHECK_DEFAULT)
+#undef ELTWISE_CHECK_DEFAULT
+  for (const OpInfo& info : AllOps()) {
+    EXPECT_TRUE(fields.insert(info.option.field).second) << info.option.field;
+  }
+}
+
 TEST(OpRegistry, OptionsRoundTrip) {
   for (const OpInfo& info : AllOps()) {
     EXPECT_FALSE(info.option.names.empty()) << info.name;

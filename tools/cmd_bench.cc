@@ -42,6 +42,14 @@ std::vector<std::string> OpNames() {
   return names;
 }
 
+std::map<std::string, std::string> DefaultOptionValues() {
+  std::map<std::string, std::string> values;
+  for (const OpInfo& info : AllOps()) {
+    values.emplace(info.option.field, info.option.names.front());
+  }
+  return values;
+}
+
 struct BenchOptions {
   DeviceOptions device;
   int threads = 0;
@@ -49,8 +57,8 @@ struct BenchOptions {
   std::vector<std::string> dtypes;  // empty: all
   std::vector<std::string> layouts = {"contiguous", "inplace", "transposed", "broadcast", "rows"};
   std::vector<std::string> sizes = {"4K", "256K", "64M"};
-  std::string mode = std::string(Name(RoundingMode::kHalvesToNearestEven));
-  std::string nan = std::string(Name(NanPolicy::kZero));
+  // Each op's option value by option field (--nan, --mode); default: the registry's first value.
+  std::map<std::string, std::string> option_values = DefaultOptionValues();
   double min_time = 0.02;      // seconds per timed batch
   std::string clock = "wall";  // wall, or cpu: process CPU time (for --threads 1 on a busy machine)
   int repeats = 5;
@@ -376,12 +384,10 @@ void RunBench(const BenchOptions& options) {
       Fail(InvalidArgument("--sizes '" + text + "' is not a byte count (e.g. 4K, 64M)"));
     sizes.push_back(*b);
   }
-  // Each op's option value, named by --<field> (--nan for sign, --mode for round).
-  const std::map<std::string_view, const std::string*> option_flags = {{"mode", &options.mode},
-                                                                       {"nan", &options.nan}};
+  // Each op's option value, named by --<field> (checked by CLI::IsMember).
   auto option_of = [&](const OpInfo& info) {
     const auto& names = info.option.names;
-    const std::string& value = *option_flags.at(info.option.field);
+    const std::string& value = options.option_values.at(std::string(info.option.field));
     return static_cast<int>(std::find(names.begin(), names.end(), value) - names.begin());
   };
 
@@ -558,8 +564,15 @@ void AddBenchCommand(CLI::App& app) {
       ->capture_default_str();
   bench->add_option("--sizes", options->sizes, "Output sizes in bytes (suffix K, M, G)")
       ->capture_default_str();
-  bench->add_option("--mode", options->mode, "Rounding mode for round")->capture_default_str();
-  bench->add_option("--nan", options->nan, "NaN policy for sign")->capture_default_str();
+  for (const OpInfo& info : AllOps()) {
+    const std::string field(info.option.field);
+    const std::vector<std::string> values(info.option.names.begin(), info.option.names.end());
+    bench
+        ->add_option("--" + field, options->option_values[field],
+                     std::string(info.option.help) + " (" + std::string(info.name) + ")")
+        ->check(CLI::IsMember(values))
+        ->capture_default_str();
+  }
   bench->add_option("--min-time", options->min_time, "Seconds per timed batch")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -591,10 +604,6 @@ void AddBenchCommand(CLI::App& app) {
         Fail(InvalidArgument("--ops '" + op + "' is not an operator (" + names + ")"));
       }
     }
-    if (!ParseRoundingMode(options->mode))
-      Fail(InvalidArgument("--mode '" + options->mode + "' is not a rounding mode"));
-    if (!ParseNanPolicy(options->nan))
-      Fail(InvalidArgument("--nan '" + options->nan + "' is not a NaN policy"));
     g_cpu_clock = options->clock == "cpu";
     RunBench(*options);
   });

@@ -14,10 +14,13 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "core/op_registry.h"
 #include "dlpack.h"
 #include "eltwise/eltwise.h"
 #include "numpy_api.h"  // first: it includes Python.h
@@ -89,8 +92,7 @@ const Device& GetDevice(const Place& place, FeatureLevel level, int threads) {
 
 struct Request {
   Op op = Op::kSign;
-  NanPolicy nan = NanPolicy::kZero;
-  RoundingMode mode = RoundingMode::kHalvesToNearestEven;
+  int option = 0;  // the op registry's option value (0: the op's default)
   FeatureLevel level = FeatureLevel::kExtended;
   Place place;
   int threads = 0;             // for the CPU device; 0: one per hardware thread
@@ -98,8 +100,7 @@ struct Request {
 };
 
 OperatorDesc MakeDesc(const Request& r, TensorDesc in, TensorDesc out) {
-  if (r.op == Op::kSign) return SignDesc{std::move(in), std::move(out), r.nan};
-  return RoundDesc{std::move(in), std::move(out), r.mode};
+  return eltwise::MakeDesc(r.op, r.option, std::move(in), std::move(out));
 }
 
 py::object Run(const Request& r, py::handle x_object, py::handle out_object) {
@@ -179,10 +180,10 @@ py::object Run(const Request& r, py::handle x_object, py::handle out_object) {
 // into the library's kernel without descriptors, compile or staging (TryPacked).
 
 struct Interned {
-  PyObject *x, *out, *nan, *mode, *feature_level, *device, *threads;
+  PyObject *x, *out, *feature_level, *device, *threads;
   PyObject *extended, *cpu;
-  std::vector<PyObject*> nan_values;   // indexed by NanPolicy
-  std::vector<PyObject*> mode_values;  // indexed by RoundingMode
+  std::vector<PyObject*> option_fields;               // by Op: "nan", "mode"
+  std::vector<std::vector<PyObject*>> option_values;  // by Op, then option value
 };
 Interned* g_interned = nullptr;
 
@@ -192,25 +193,19 @@ PyObject* Intern(std::string_view text) {
   return s;  // a new reference, kept for the module's lifetime
 }
 
-const std::vector<NanPolicy>& AllNanPolicies() {
-  static const std::vector<NanPolicy> all = {NanPolicy::kZero, NanPolicy::kPropagate};
-  return all;
-}
-
 void InitInterned() {
   auto* n = new Interned();
   n->x = Intern("x");
   n->out = Intern("out");
-  n->nan = Intern("nan");
-  n->mode = Intern("mode");
   n->feature_level = Intern("feature_level");
   n->device = Intern("device");
   n->threads = Intern("threads");
   n->extended = Intern(Name(FeatureLevel::kExtended));
   n->cpu = Intern("cpu");
-  for (NanPolicy p : AllNanPolicies()) n->nan_values.push_back(Intern(Name(p)));
-  for (int m = 0; m < kRoundingModeCount; ++m) {
-    n->mode_values.push_back(Intern(Name(static_cast<RoundingMode>(m))));
+  for (const OpInfo& info : AllOps()) {
+    n->option_fields.push_back(Intern(info.option.field));
+    std::vector<PyObject*>& values = n->option_values.emplace_back();
+    for (std::string_view name : info.option.names) values.push_back(Intern(name));
   }
   g_interned = n;
 }
@@ -222,20 +217,13 @@ bool SameName(PyObject* name, PyObject* interned) {
 std::string TypeName(PyObject* o) { return Py_TYPE(o)->tp_name; }
 
 // "'a', 'b' or 'c'"
-template <class T>
-std::string Choices(const std::vector<T>& values) {
+std::string Choices(std::span<const std::string_view> names) {
   std::string text;
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) text += i + 1 == values.size() ? " or " : ", ";
-    text += "'" + std::string(Name(values[i])) + "'";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += "'" + std::string(names[i]) + "'";
   }
   return text;
-}
-
-std::vector<RoundingMode> AllRoundingModes() {
-  std::vector<RoundingMode> all;
-  for (int m = 0; m < kRoundingModeCount; ++m) all.push_back(static_cast<RoundingMode>(m));
-  return all;
 }
 
 // An option's text; TypeError naming the option and its accepted values for anything not a str.
@@ -250,26 +238,21 @@ std::string OptionText(PyObject* value, const char* option, const std::string& a
   return std::string(text, static_cast<size_t>(size));
 }
 
-NanPolicy NanArgument(PyObject* value) {
-  if (value == nullptr) return NanPolicy::kZero;
-  for (size_t i = 0; i < g_interned->nan_values.size(); ++i) {
-    if (value == g_interned->nan_values[i]) return AllNanPolicies()[i];
+// The value of `op`'s option (nan=, mode=); absent: value 0, the op's default.
+int OptionArgument(Op op, PyObject* value) {
+  if (value == nullptr) return 0;
+  const std::vector<PyObject*>& interned = g_interned->option_values[static_cast<size_t>(op)];
+  for (size_t i = 0; i < interned.size(); ++i) {
+    if (value == interned[i]) return static_cast<int>(i);
   }
-  const std::string accepted = Choices(AllNanPolicies());
-  const std::string text = OptionText(value, "nan", accepted);
-  if (std::optional<NanPolicy> p = ParseNanPolicy(text)) return *p;
-  throw py::value_error("nan is '" + text + "'; it must be " + accepted);
-}
-
-RoundingMode ModeArgument(PyObject* value) {
-  if (value == nullptr) return RoundingMode::kHalvesToNearestEven;
-  for (size_t i = 0; i < g_interned->mode_values.size(); ++i) {
-    if (value == g_interned->mode_values[i]) return static_cast<RoundingMode>(i);
+  const OptionInfo& option = Info(op).option;
+  const std::string field(option.field);
+  const std::string accepted = Choices(option.names);
+  const std::string text = OptionText(value, field.c_str(), accepted);
+  for (size_t i = 0; i < option.names.size(); ++i) {
+    if (text == option.names[i]) return static_cast<int>(i);
   }
-  const std::string accepted = Choices(AllRoundingModes());
-  const std::string text = OptionText(value, "mode", accepted);
-  if (std::optional<RoundingMode> m = ParseRoundingMode(text)) return *m;
-  throw py::value_error("mode is '" + text + "'; it must be " + accepted);
+  throw py::value_error(field + " is '" + text + "'; it must be " + accepted);
 }
 
 FeatureLevel LevelArgument(PyObject* value) {
@@ -396,7 +379,7 @@ PyObject* TryPacked(const Request& r, PyObject* x_object, PyObject* out_object) 
     if (o != in && bytes != 0 && o < in + bytes && in < o + bytes) return nullptr;  // partial
     Py_INCREF(out);
   }
-  const Function function = r.op == Op::kSign ? SignFunction(r.nan) : RoundFunction(r.mode, *type);
+  const Function function = FunctionFor(r.op, r.option, *type);
   auto* o = static_cast<std::byte*>(PyArray_DATA(out));
   const auto esize = static_cast<ptrdiff_t>(ElementSize(*type));
   if (2 * bytes >= kReleaseGilBytes) {
@@ -437,7 +420,7 @@ bool HasDLPack(PyObject* x) {
 }
 
 py::object ViaUfunc(const Request& r, PyObject* x, PyObject* out) {
-  py::handle ufunc = UfuncFor(r.op, r.nan, r.mode);
+  py::handle ufunc = UfuncFor(r.op, r.option);
   ThreadScope scope(r.threads_given, r.threads);
   if (out == Py_None) return ufunc(py::handle(x));
   return ufunc(py::handle(x), py::arg("out") = py::handle(out));
@@ -614,25 +597,29 @@ Raises
 EltwiseError (a ValueError) for a request eltwise rejects; TypeError for an unsupported object,
 dtype or option type; ValueError for an unknown option value or a read-only out.)doc";
 
-PyObject* SignEntry(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  return Guarded([&] {
-    const Arguments a = ParseArguments("sign", g_interned->nan, args, nargs, kwnames);
-    Request r;
-    r.op = Op::kSign;
-    r.nan = NanArgument(a.option);
-    r.level = LevelArgument(a.feature_level);
-    r.place = DeviceArgument(a.device);
-    r.threads = ThreadsArgument(a.threads, &r.threads_given);
-    return Dispatch(r, a.x, a.out);
-  });
-}
+// Each op's docstring. A new op without a specialization does not compile here.
+template <class Desc>
+struct OpDoc;
+template <>
+struct OpDoc<SignDesc> {
+  static constexpr const char* text = kSignDoc;
+};
+template <>
+struct OpDoc<RoundDesc> {
+  static constexpr const char* text = kRoundDoc;
+};
 
-PyObject* RoundEntry(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// The entry point of `op`: Name(op)(x, out=None, *, <option field>=..., feature_level=...,
+// device=..., threads=None).
+template <Op op>
+PyObject* OpEntry(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   return Guarded([&] {
-    const Arguments a = ParseArguments("round", g_interned->mode, args, nargs, kwnames);
+    const auto index = static_cast<size_t>(op);
+    const Arguments a = ParseArguments(std::string(Info(op).name).c_str(),
+                                       g_interned->option_fields[index], args, nargs, kwnames);
     Request r;
-    r.op = Op::kRound;
-    r.mode = ModeArgument(a.option);
+    r.op = op;
+    r.option = OptionArgument(op, a.option);
     r.level = LevelArgument(a.feature_level);
     r.place = DeviceArgument(a.device);
     r.threads = ThreadsArgument(a.threads, &r.threads_given);
@@ -717,15 +704,13 @@ PYBIND11_MODULE(_core, m) {
   m.attr("__version__") = std::string(ew::Version());
 
   InitInterned();
-  // One entry point per op of the registry (Name(op) is the function's name).
-  static_assert(ew::kOpCount == 2,
-                "a new op in ELTWISE_FOR_EACH_OP needs its entry point (like SignEntry) here");
-  static PyMethodDef entry_points[] = {
-      {"sign", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&SignEntry)),
-       METH_FASTCALL | METH_KEYWORDS, kSignDoc},
-      {"round", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&RoundEntry)),
-       METH_FASTCALL | METH_KEYWORDS, kRoundDoc},
-  };
+  // One entry point per op of the registry, named Name(op).
+#define ELTWISE_ENTRY_POINT(e, Desc)                                                 \
+  {ew::Info(ew::Op::e).name.data(),                                                  \
+   reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&OpEntry<ew::Op::e>)), \
+   METH_FASTCALL | METH_KEYWORDS, OpDoc<ew::Desc>::text},
+  static PyMethodDef entry_points[] = {ELTWISE_FOR_EACH_OP(ELTWISE_ENTRY_POINT)};
+#undef ELTWISE_ENTRY_POINT
   for (PyMethodDef& def : entry_points) {
     py::object function = py::reinterpret_steal<py::object>(
         PyCFunction_NewEx(&def, m.ptr(), m.attr("__name__").ptr()));

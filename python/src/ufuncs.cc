@@ -3,6 +3,7 @@
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "core/function.h"
 #include "core/op_registry.h"
@@ -58,14 +59,29 @@ constexpr std::array<BuiltinType, 13> kBuiltinTypes = {{
     {NPY_DOUBLE, DataType::kFloat64},
 }};
 
-Function FunctionOf(const Ufunc& u, DataType type) {
-  return u.op == Op::kSign ? SignFunction(u.nan) : RoundFunction(u.mode, type);
-}
+// Each op's ufunc names: prefix + option value name. A new op without a specialization does not
+// compile here.
+template <class Desc>
+struct UfuncNames;
+template <>
+struct UfuncNames<SignDesc> {
+  static constexpr std::string_view prefix = "sign_nan_";
+};
+template <>
+struct UfuncNames<RoundDesc> {
+  static constexpr std::string_view prefix = "round_";
+};
+#define ELTWISE_UFUNC_PREFIX(e, Desc) UfuncNames<Desc>::prefix,
+constexpr std::string_view kUfuncPrefixes[] = {ELTWISE_FOR_EACH_OP(ELTWISE_UFUNC_PREFIX)};
+#undef ELTWISE_UFUNC_PREFIX
+
+Function FunctionOf(const Ufunc& u, DataType type) { return FunctionFor(u.op, u.option, type); }
 
 std::string DocOf(const Ufunc& u) {
-  std::string what = u.op == Op::kSign
-                         ? "eltwise.sign(x, nan='" + std::string(Name(u.nan)) + "')"
-                         : "eltwise.round(x, mode='" + std::string(Name(u.mode)) + "')";
+  const OpInfo& info = Info(u.op);
+  const std::string what = "eltwise." + std::string(info.name) + "(x, " +
+                           std::string(info.option.field) + "='" +
+                           std::string(info.option.names[static_cast<size_t>(u.option)]) + "')";
   return "The NumPy ufunc of " + what +
          ": the same results, with NumPy's broadcasting, out=, where=, dtype=/casting, .at and "
          "__array_ufunc__ dispatch (Dask, xarray, pandas). Loops: float16, float32, float64, "
@@ -117,23 +133,14 @@ const std::vector<Ufunc>& CreateUfuncs(int bfloat16_type_num) {
   if (g_ufuncs != nullptr) return *g_ufuncs;
   g_bfloat16_type_num = bfloat16_type_num;
   // One ufunc per (op, option value) of the op registry.
-  static_assert(kOpCount == 2,
-                "a new op in ELTWISE_FOR_EACH_OP needs its ufuncs (and FunctionOf, DocOf) here");
   auto* ufuncs = new std::vector<Ufunc>();
-  for (NanPolicy nan : {NanPolicy::kZero, NanPolicy::kPropagate}) {
-    ufuncs->push_back({"sign_nan_" + std::string(Name(nan)), Op::kSign, nan,
-                       RoundingMode::kHalvesToNearestEven, nullptr});
-  }
-  for (int m = 0; m < kRoundingModeCount; ++m) {
-    const auto mode = static_cast<RoundingMode>(m);
-    ufuncs->push_back(
-        {"round_" + std::string(Name(mode)), Op::kRound, NanPolicy::kZero, mode, nullptr});
-  }
-  size_t registry_pairs = 0;
-  for (const OpInfo& op : AllOps()) registry_pairs += op.option.names.size();
-  if (ufuncs->size() != registry_pairs) {
-    throw std::logic_error("eltwise: " + std::to_string(ufuncs->size()) + " ufuncs for the op " +
-                           "registry's " + std::to_string(registry_pairs) + " (op, option) pairs");
+  for (const OpInfo& info : AllOps()) {
+    const auto& names = info.option.names;
+    for (size_t option = 0; option < names.size(); ++option) {
+      ufuncs->push_back(
+          {std::string(kUfuncPrefixes[static_cast<size_t>(info.op)]) + std::string(names[option]),
+           info.op, static_cast<int>(option), nullptr});
+    }
   }
   for (Ufunc& u : *ufuncs) {
     u.object = MakeUfunc(u);
@@ -143,9 +150,9 @@ const std::vector<Ufunc>& CreateUfuncs(int bfloat16_type_num) {
   return *g_ufuncs;
 }
 
-PyObject* UfuncFor(Op op, NanPolicy nan, RoundingMode mode) {
+PyObject* UfuncFor(Op op, int option) {
   for (const Ufunc& u : *g_ufuncs) {
-    if (u.op == op && (op == Op::kSign ? u.nan == nan : u.mode == mode)) return u.object;
+    if (u.op == op && u.option == option) return u.object;
   }
   return nullptr;
 }

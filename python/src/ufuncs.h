@@ -15,16 +15,15 @@ namespace eltwise::python {
 struct Ufunc {
   std::string name;  // "sign_nan_" + nan policy name, "round_" + rounding mode name
   Op op;
-  NanPolicy nan;      // for Sign
-  RoundingMode mode;  // for Round
-  PyObject* object;   // the numpy.ufunc (module lifetime)
+  int option;        // the op registry's option value
+  PyObject* object;  // the numpy.ufunc (module lifetime)
 };
 
 // Creates the ufuncs (once, at import, after NumPy's C API is imported). `bfloat16_type_num` is
 // ml_dtypes.bfloat16's NumPy type number, or -1 when ml_dtypes is not installed (no bfloat16 loop).
 const std::vector<Ufunc>& CreateUfuncs(int bfloat16_type_num);
-// The ufunc for a Sign or Round request (borrowed reference).
-PyObject* UfuncFor(Op op, NanPolicy nan, RoundingMode mode);
+// The ufunc of `op` with option value `option` (borrowed reference).
+PyObject* UfuncFor(Op op, int option);
 
 // eltwise's type for a NumPy dtype (native byte order assumed); nullopt for any other dtype.
 std::optional<DataType> TypeOfDescr(const PyArray_Descr* descr);

@@ -28,7 +28,8 @@ struct OnnxVersion {
   std::span<const DataType> types;
 };
 
-// An op's option: one enumeration field of its description, values 0 to values.size() - 1.
+// An op's option: one enumeration field of its description, values 0 to values.size() - 1. Value
+// 0 is the description's default (what the front ends take when no value is given).
 struct OptionInfo {
   std::string_view field;                   // the description's field, the CLI flag: "nan", "mode"
   std::span<const std::string_view> names;  // the name of each value ("zero", "propagate")
