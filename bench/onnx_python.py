@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The C++ ONNX front end from Python (eltwise._onnx) vs the per-node path and onnxruntime.
+"""The C++ ONNX front end from Python (eltwise._onnx, and eltwise.onnx_backend over it) vs the
+per-node path and onnxruntime.
 
     PYTHONPATH=build/default/python python3 bench/onnx_python.py [--sizes 16,1024,...]
         [--repeat 5] [--markdown]
@@ -9,15 +10,18 @@ Two float32 models, each run on one input of N elements:
     round   X -> Round -> Y
     chain   X -> Round -> Sign -> Round -> Y
 
-and three ways of running them, timed alternately in one process:
+and four ways of running them, timed alternately in one process:
 
     _onnx      eltwise._onnx.Model.run({"X": x})  (parsed once; operators compiled on the first run)
+    backend    EltwiseBackend.prepare(model).run([x])  (eltwise.onnx_backend: _onnx plus the ONNX
+               backend API's binding of a list of inputs and its named-tuple result)
     per-node   one eltwise call per node on NumPy arrays, each with a new output, as a Python
                backend that walks the graph does: eltwise.round(x, mode="halves_to_nearest_even"),
                eltwise.sign(x, nan="propagate") (the ONNX meanings of Round and Sign)
     ort        onnxruntime.InferenceSession.run (skipped when onnxruntime is not importable)
 
-Printed: _onnx time / per-node time and _onnx time / ort time (below 1: _onnx faster). Each figure
+Printed: _onnx time / per-node time, backend time / per-node time and _onnx time / ort time
+(below 1: the first faster). Each figure
 is the best of --repeat batches (a batch runs >= 2 ms), the call made by timeit.
 """
 
@@ -31,6 +35,7 @@ from onnx import TensorProto, helper
 
 import eltwise
 from eltwise import _onnx
+from eltwise.onnx_backend import EltwiseBackend
 
 try:
     import onnxruntime
@@ -48,7 +53,7 @@ MODELS = {
 }
 
 
-def model_bytes(ops):
+def model_of(ops):
     names = ["X"] + [f"t{i}" for i in range(1, len(ops))] + ["Y"]
     nodes = [helper.make_node(op, [names[i]], [names[i + 1]], name=f"n{i}")
              for i, op in enumerate(ops)]
@@ -58,7 +63,7 @@ def model_bytes(ops):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
     model.ir_version = 10
     onnx.checker.check_model(model)
-    return model.SerializeToString()
+    return model
 
 
 def batch_size(timer):
@@ -98,7 +103,7 @@ def main():
           f"{info['hardware_threads']} hardware threads; NumPy {np.__version__}; {ort}; "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"time ratios (below 1: _onnx faster), best of {args.repeat}\n")
-    header = ["model", "elements", "_onnx/per-node", "_onnx/ort"]
+    header = ["model", "elements", "_onnx/per-node", "backend/per-node", "_onnx/ort"]
     if args.markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
@@ -107,8 +112,10 @@ def main():
     rng = np.random.default_rng(0)
     worst = (0.0, "")
     for name, (ops, per_node) in MODELS.items():
-        data = model_bytes(ops)
+        proto = model_of(ops)
+        data = proto.SerializeToString()
         model = _onnx.Model.parse(data)
+        rep = EltwiseBackend.prepare(proto)
         session = None
         if onnxruntime:
             options = onnxruntime.SessionOptions()
@@ -120,19 +127,20 @@ def main():
         for n in (int(s) for s in args.sizes.split(",")):
             x = (rng.standard_normal(n) * 100).astype(np.float32)
             x[::7] += 0.5  # some halves
-            env = {"eltwise": eltwise, "model": model, "session": session, "x": x,
-                   "feed": {"X": x}}
-            statements = ["model.run(feed)", per_node]
+            env = {"eltwise": eltwise, "model": model, "rep": rep, "session": session, "x": x,
+                   "feed": {"X": x}, "inputs": [x]}
+            statements = ["model.run(feed)", per_node, "rep.run(inputs)"]
             if session:
                 statements.append("session.run(None, feed)")
             # Same result first: a benchmark of a wrong answer is worthless.
             expected = eval(per_node, env)  # noqa: S307 (a constant statement of this script)
-            got = model.run({"X": x})[0]
-            if not np.array_equal(got, expected, equal_nan=True):
-                raise SystemExit(f"{name} {n}: _onnx and the per-node path differ")
+            for got in (model.run({"X": x})[0], rep.run([x])[0]):
+                if not np.array_equal(got, expected, equal_nan=True):
+                    raise SystemExit(f"{name} {n}: _onnx or the backend and the per-node path "
+                                     "differ")
             times = best_times(statements, env, args.repeat)
-            cells = [f"{times[0] / times[1]:.2f}",
-                     f"{times[0] / times[2]:.2f}" if session else "-"]
+            cells = [f"{times[0] / times[1]:.2f}", f"{times[2] / times[1]:.2f}",
+                     f"{times[0] / times[3]:.2f}" if session else "-"]
             if times[0] / times[1] > worst[0]:
                 worst = (times[0] / times[1], f"{name} {n}")
             row = [name, str(n)] + cells

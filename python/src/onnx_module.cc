@@ -2,8 +2,9 @@
 // once by onnx_frontend::Model and run many times; each run reuses the operators the model has
 // compiled for that device and input shape. The rules (opsets, types, graph checks) and their
 // messages are the C++ front end's: a rejected model or input raises ValueError (OSError for an
-// unreadable file) with the front end's message. Built only when the ONNX front end is
-// (ELTWISE_BUILD_ONNX with libonnx-dev); the wheel does not carry it.
+// unreadable file) with the front end's message. eltwise.onnx_backend is a thin layer over it.
+// Built only when the ONNX front end is (ELTWISE_BUILD_ONNX with libonnx-dev); the wheel carries
+// it with libonnx and libprotobuf bundled.
 //
 // A run copies no more than it must (Model::RunInto): a C-contiguous, aligned, native-order NumPy
 // array of an eltwise type is read in place (any other input is converted to one once), and each

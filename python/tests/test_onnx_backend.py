@@ -1,6 +1,7 @@
 """eltwise.onnx_backend: ONNX's own backend test runner on the official Sign and Round tests, and
 direct tests of the backend (chained graphs, rejected models, bit-exact agreement with ONNX's
-reference implementation). Skipped when onnx is not installed."""
+reference implementation). Skipped when onnx is not installed or eltwise was built without its
+C++ ONNX front end (eltwise._onnx)."""
 
 import os
 import re
@@ -12,6 +13,8 @@ import numpy as np
 import pytest
 
 onnx = pytest.importorskip("onnx")
+# The backend wraps the C++ front end; a build with ELTWISE_BUILD_ONNX=OFF has neither.
+pytest.importorskip("eltwise._onnx", reason="eltwise built without its ONNX front end")
 
 import onnx.backend.test  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
@@ -20,7 +23,7 @@ from onnx.reference import ReferenceEvaluator  # noqa: E402
 import eltwise  # noqa: E402
 from conftest import BFLOAT16, all_bit_patterns, assert_bits_equal, special_values  # noqa: E402
 from eltwise.onnx_backend import (  # noqa: E402
-    MAX_OPSET, EltwiseBackend, EltwiseBackendRep, UnsupportedModelError)
+    MAX_OPSET, EltwiseBackend, EltwiseBackendRep, InputError, UnsupportedModelError)
 
 # ---------------------------------------------------------------------------------------------
 # ONNX's backend test runner. Its official tests for these operators are the node tests
@@ -91,7 +94,8 @@ def reference(model, feeds):
 
 
 def rejects(model, *fragments):
-    with pytest.raises(UnsupportedModelError) as e:
+    """The front end's message for a model given as a ModelProto starts with "model: "."""
+    with pytest.raises(UnsupportedModelError, match="^model: ") as e:
         EltwiseBackend.prepare(model)
     for f in fragments:
         assert f in str(e.value), str(e.value)
@@ -213,16 +217,20 @@ def test_run_checks_inputs():
         [("sa", TensorProto.INT8, ["N"]), ("sb", TensorProto.INT32, ["N", 2])]))
     a, b = np.array([-5, 0, 9], np.int8), np.zeros((3, 2), np.int32)
     assert rep.run({"a": a, "b": b}).sa.tolist() == [-1, 0, 1]
-    with pytest.raises(TypeError, match="input 'a' is int16; the graph declares int8"):
+    with pytest.raises(TypeError, match="^input 'a' is INT16; the model declares INT8$"):
         rep.run([a.astype(np.int16), b])
-    with pytest.raises(ValueError, match="'N'"):
+    with pytest.raises(ValueError, match=re.escape(
+            "input 'b' has shape [4,2]: dimension 0 ('N') is 4 but another tensor bound 'N' to 3")):
         rep.run([a, np.zeros((4, 2), np.int32)])
-    with pytest.raises(ValueError, match="rank 2"):
+    with pytest.raises(ValueError, match=re.escape(
+            "input 'b' has shape [3] (rank 1); the model declares [N,2] (rank 2)")):
         rep.run([a, np.zeros(3, np.int32)])
-    with pytest.raises(ValueError, match="missing input"):
+    with pytest.raises(ValueError, match=re.escape("graph input 'b' (INT32 [N,2]) has no value")):
         rep.run({"a": a})
-    with pytest.raises(ValueError, match="unknown input"):
+    with pytest.raises(ValueError, match=re.escape("the model has no input 'c' (its inputs: a, b)")):
         rep.run({"a": a, "b": b, "c": b})
+    with pytest.raises(InputError, match="3 input"):
+        rep.run([a, b, b])
 
 
 def test_rank_0_empty_and_byte_swapped():
@@ -244,55 +252,70 @@ def test_rank_0_empty_and_byte_swapped():
 def test_unsupported_operator_is_rejected_with_its_name():
     t = TensorProto.FLOAT
     model = make_model([("Sign", "x", "s"), ("Abs", "s", "y")], [("x", t, [2])], [("y", t, [2])])
-    msg = rejects(model, "node 1 'n1' (Abs)", "operator 'Abs' is not supported",
+    msg = rejects(model, "node 'n1' (Abs): operator 'Abs' is not supported",
                   "Sign (opsets 9, 13) and Round (opsets 11, 22)")
     assert isinstance(UnsupportedModelError(msg), ValueError)
+    assert isinstance(UnsupportedModelError(msg), onnx.checker.ValidationError)
     node = helper.make_node("Sign", ["x"], ["y"], domain="com.example")
-    rejects(make_model([node], [("x", t, [2])], [("y", t, [2])]), "domain 'com.example'")
+    rejects(make_model([node], [("x", t, [2])], [("y", t, [2])]),
+            "node #0 (Sign): domain 'com.example' is not supported")
 
 
 def test_types_and_versions_are_checked():
-    rejects(one_node("Round", np.int32), "input 'x' is INT32", "Round-22 (selected by opset 28)",
-            "FLOAT16, FLOAT, DOUBLE")
+    rejects(one_node("Round", np.int32), "node 'n0' (Round): input 'x' is INT32",
+            f"Round-22 (selected by opset {MAX_OPSET}) does not allow", "FLOAT16, FLOAT, DOUBLE")
     if BFLOAT16 is not None:
-        rejects(one_node("Round", BFLOAT16, 21), "BFLOAT16", "Round-11 (selected by opset 21)",
-                "Round-22, from opset 22")
-        rejects(one_node("Sign", BFLOAT16, 12), "Sign-9 (selected by opset 12)")
+        rejects(one_node("Round", BFLOAT16, 21), "input 'x' is BFLOAT16",
+                "Round-11 (selected by opset 21)", "(Round-22, from opset 22, adds BFLOAT16)")
+        rejects(one_node("Sign", BFLOAT16, 12), "Sign-9 (selected by opset 12)",
+                "(Sign-13, from opset 13, adds BFLOAT16)")
         EltwiseBackend.prepare(one_node("Round", BFLOAT16, 22))
-    rejects(one_node("Sign", np.float32, 8), "Sign does not exist in opset 8")
-    rejects(one_node("Round", np.float32, 10), "Round does not exist in opset 10")
-    rejects(one_node("Sign", np.float32, MAX_OPSET + 1), f"opset {MAX_OPSET + 1}")
+    rejects(one_node("Sign", np.float32, 8),
+            "node 'n0' (Sign): Sign needs ai.onnx opset 9 or later; the model imports opset 8")
+    rejects(one_node("Round", np.float32, 10),
+            "node 'n0' (Round): Round needs ai.onnx opset 11 or later; the model imports opset 10")
+    rejects(one_node("Sign", np.float32, MAX_OPSET + 1),
+            f"ai.onnx opset {MAX_OPSET + 1} is not supported; eltwise knows opsets 1-{MAX_OPSET}")
     b = TensorProto.BOOL
     rejects(make_model([("Sign", "x", "y")], [("x", b, [1])], [("y", b, [1])]),
-            "graph input 'x' is BOOL")
+            "graph input 'x' has element type BOOL, which eltwise does not support; it supports "
+            "FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, "
+            "UINT64")
 
 
 def test_malformed_graphs_are_rejected():
     t = TensorProto.FLOAT
     rejects(make_model([helper.make_node("Sign", ["x"], ["y"], alpha=1.0)],
-                       [("x", t, [1])], [("y", t, [1])]), "attribute 'alpha'")
+                       [("x", t, [1])], [("y", t, [1])]),
+            "node #0 (Sign) has attribute 'alpha'; Sign has no attributes")
     rejects(make_model([("Sign", "x", "y"), ("Round", "x", "y")], [("x", t, [1])],
-                       [("y", t, [1])]), "value 'y' is defined twice")
+                       [("y", t, [1])]),
+            "node 'n1' (Round): output 'y' is also produced by node 'n0' (Sign); every value must "
+            "be defined once")
     rejects(make_model([("Sign", "z", "y")], [("x", t, [1])], [("y", t, [1])]),
-            "input 'z' is not a graph input")
+            "node 'n0' (Sign): input 'z' is not a graph input, an initializer or any node's "
+            "output")
     rejects(make_model([("Sign", "b", "a"), ("Sign", "a", "b")], [("x", t, [1])],
-                       [("a", t, [1])]), "cycle")
+                       [("a", t, [1])]), "the graph has a cycle through node 'n0' (Sign)")
     rejects(make_model([("Sign", "x", "y")], [("x", t, [1])], [("y", TensorProto.INT8, [1])]),
-            "graph output 'y' is declared INT8 but is FLOAT")
+            "graph output 'y' is declared INT8 but the graph computes FLOAT")
     rejects(make_model([("Sign", "x", "y")], [("x", t, [2])], [("y", t, [3])]),
-            "graph output 'y' is declared with size 3")
+            "graph output 'y' declares shape [3] but the graph's value has shape [2]")
     seq = helper.make_tensor_sequence_value_info("x", t, [1])
     graph = helper.make_graph([helper.make_node("Sign", ["x"], ["y"])], "g", [seq],
                               [helper.make_tensor_value_info("y", t, [1])])
     rejects(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
-            "graph input 'x' is a sequence")
+            "graph input 'x' is a sequence, not a tensor")
 
 
 def test_onnx_checker_runs():
     model = one_node("Sign", np.float32)
     model.ir_version = 99  # the checker's rule, not one eltwise checks itself
-    with pytest.raises(onnx.checker.ValidationError, match="ir_version"):
+    with pytest.raises(onnx.checker.ValidationError, match="ir_version 99 is newer than eltwise"):
         EltwiseBackend.prepare(model)
+    model = one_node("Sign", np.float32)
+    model.graph.node[0].input[0] = ""  # an empty input name: the checker's rule (front end too)
+    rejects(model, "node 'n0' (Sign): input 0 is missing (empty name)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,7 +329,8 @@ def test_run_node():
     (y,) = EltwiseBackend.run_node(helper.make_node("Sign", ["x"], ["y"]),
                                    [np.array([255, 0, 7], np.uint8)], opset_version=9)
     assert y.dtype == np.uint8 and y.tolist() == [1, 0, 1]
-    with pytest.raises(UnsupportedModelError, match="'Floor' is not supported"):
+    with pytest.raises(UnsupportedModelError,
+                       match="node #0 \\(Floor\\): operator 'Floor' is not supported"):
         EltwiseBackend.run_node(helper.make_node("Floor", ["x"], ["y"]), [np.ones(1)])
 
 
@@ -317,6 +341,10 @@ def test_prepare_accepts_bytes_and_paths(tmp_path):
     onnx.save(model, str(path))
     for m in (model.SerializeToString(), str(path), path):
         assert EltwiseBackend.run_model(m, [x])[0].tolist() == [-1, 1]
+    onnx.save(one_node("Sign", np.float32, 8), str(path))  # messages name the file
+    with pytest.raises(UnsupportedModelError,
+                       match=f"^{re.escape(str(path))}: node 'n0' \\(Sign\\): Sign needs"):
+        EltwiseBackend.prepare(path)
 
 
 def test_devices():
@@ -379,6 +407,33 @@ def test_generated_official_node_tests_bit_exact():
                 assert_bits_equal(g, w)
 
 
+def test_backend_without_the_front_end_says_why():
+    # sys.modules[name] = None makes `import name` fail, as in a build with ELTWISE_BUILD_ONNX=OFF.
+    code = """import sys
+sys.modules["eltwise._onnx"] = None
+try:
+    import eltwise.onnx_backend
+except ImportError as e:
+    print(e)
+else:
+    raise SystemExit("imported")"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "eltwise.onnx_backend needs eltwise._onnx, the C++ ONNX front end" in r.stdout
+    assert "ELTWISE_BUILD_ONNX=OFF" in r.stdout
+
+
+def test_rep_compiles_each_node_once_per_shape():
+    t = TensorProto.FLOAT
+    rep = EltwiseBackend.prepare(make_model([("Round", "x", "r"), ("Sign", "r", "y")],
+                                            [("x", t, ["N"])], [("y", t, ["N"])]))
+    assert rep.compile_count == 0
+    for _ in range(3):
+        assert_bits_equal(rep.run([np.array([-2.5, 0.6], np.float32)])[0],
+                          np.array([-1, 1], np.float32))
+    assert rep.compile_count == 2
+
+
 def test_import_eltwise_does_not_import_onnx():
     code = "import sys, eltwise; assert 'onnx' not in sys.modules, 'onnx imported'"
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -387,11 +442,12 @@ def test_import_eltwise_does_not_import_onnx():
 
 
 # ---------------------------------------------------------------------------------------------
-# the C++ ONNX front end (eltwise._onnx; source builds with libonnx-dev, not the wheel)
+# the C++ ONNX front end (eltwise._onnx; the wheel and source builds with libonnx-dev)
 
 
 def front_end():
-    return pytest.importorskip("eltwise._onnx", reason="eltwise built without its ONNX front end")
+    import eltwise._onnx
+    return eltwise._onnx
 
 
 def test_loaded_model_compiles_once_and_runs_many_times():

@@ -65,6 +65,16 @@ std::string TypeList(std::span<const DataType> types) {
   return s;
 }
 
+// ONNX's names of every element type eltwise supports, in eltwise's order.
+std::string SupportedTypeList() {
+  static constexpr DataType kAll[] = {
+#define ELTWISE_DATA_TYPE(e, T, name) DataType::e,
+      ELTWISE_FOR_EACH_DATA_TYPE(ELTWISE_DATA_TYPE)
+#undef ELTWISE_DATA_TYPE
+  };
+  return TypeList(kAll);
+}
+
 // "A, B and C" of every op, each written by `text`.
 template <class Text>
 std::string OpList(Text text) {
@@ -146,13 +156,29 @@ struct Declared {
   std::vector<std::string> dim_params;
 };
 
+// "a sequence", "a map", ... for a TypeProto that is not a tensor.
+std::string TypeKind(const ::onnx::TypeProto& type) {
+  switch (type.value_case()) {
+    case ::onnx::TypeProto::kSequenceType:
+      return "a sequence";
+    case ::onnx::TypeProto::kMapType:
+      return "a map";
+    case ::onnx::TypeProto::kOptionalType:
+      return "an optional";
+    case ::onnx::TypeProto::kSparseTensorType:
+      return "a sparse tensor";
+    default:
+      return "of type kind " + std::to_string(static_cast<int>(type.value_case()));
+  }
+}
+
 Expected<Declared> ParseDeclared(const ::onnx::ValueInfoProto& v, const std::string& what) {
   Declared d;
   if (!v.has_type() || v.type().value_case() == ::onnx::TypeProto::VALUE_NOT_SET) return d;
   if (v.type().value_case() != ::onnx::TypeProto::kTensorType) {
-    return InvalidArgument(what +
-                           " is not a tensor (sequence, map, optional and sparse types are "
-                           "not supported)");
+    return InvalidArgument(what + " is " + TypeKind(v.type()) +
+                           ", not a tensor; eltwise runs tensors only (sequence, map, optional "
+                           "and sparse types are not supported)");
   }
   const auto& tensor = v.type().tensor_type();
   d.elem_type = tensor.has_elem_type() ? tensor.elem_type() : 0;
@@ -464,7 +490,8 @@ Expected<std::shared_ptr<Model::Impl>> Model::Impl::Build(const ::onnx::ModelPro
     const std::optional<DataType> type = FromOnnxDataType(d->elem_type);
     if (!type) {
       return InvalidArgument(what + " has element type " + OnnxDataTypeName(d->elem_type) +
-                             ", which eltwise does not support");
+                             ", which eltwise does not support; it supports " +
+                             SupportedTypeList());
     }
     if (it != impl->values.end()) {  // an input with a default value
       Value& v = it->second;

@@ -457,7 +457,9 @@ TEST(OnnxModelErrors, OperatorsAndTypes) {
                     "BFLOAT16, which Sign-9 (selected by opset 12) does not allow");
   EXPECT_TRUE(Load(OneNode("Sign", TensorProto::BFLOAT16, {D(2)}, 13)).ok());
   EXPECT_LOAD_ERROR(OneNode("Sign", TensorProto::BOOL, {D(2)}, 13),
-                    "graph input 'x' has element type BOOL, which eltwise does not support");
+                    "graph input 'x' has element type BOOL, which eltwise does not support; it "
+                    "supports FLOAT, FLOAT16, BFLOAT16, DOUBLE, INT8, INT16, INT32, INT64, UINT8, "
+                    "UINT16, UINT32, UINT64");
   EXPECT_LOAD_ERROR(OneNode("Sign", TensorProto::STRING, {D(2)}, 13), "element type STRING");
   EXPECT_LOAD_ERROR(OneNode("Sign", TensorProto::FLOAT, std::vector<Dim>(9, D(1)), 13),
                     "graph input 'x' has rank 9; eltwise supports ranks 0-8");
@@ -522,7 +524,10 @@ TEST(OnnxModelErrors, GraphStructure) {
   EXPECT_LOAD_ERROR(m, "graph output 'y' declares shape [3] but the graph's value has shape [2]");
   m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
   m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_sequence_type();
-  EXPECT_LOAD_ERROR(m, "graph input 'x' is not a tensor");
+  EXPECT_LOAD_ERROR(m, "graph input 'x' is a sequence, not a tensor; eltwise runs tensors only");
+  m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
+  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_map_type();
+  EXPECT_LOAD_ERROR(m, "graph output 'y' is a map, not a tensor");
   m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
   m.mutable_graph()->add_input()->CopyFrom(m.graph().input(0));
   EXPECT_LOAD_ERROR(m, "graph input 'x' is listed twice");
