@@ -119,6 +119,9 @@ def main():
         session = None
         if onnxruntime:
             options = onnxruntime.SessionOptions()
+            # ONNX Runtime's workers otherwise spin for a while after each run, taking the cores
+            # from whatever is timed next.
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = onnxruntime.InferenceSession(data, options,
                                                    providers=["CPUExecutionProvider"])
         for n in (int(s) for s in args.sizes.split(",")):

@@ -558,9 +558,11 @@ TEST(CpuLayouts, OneCompiledOperatorFromManyThreads) {
 // The transposed-tile kernel of every table (each SIMD target) against the reference functor,
 // element by element: tile extents around the 128-bit block edge (16 / element size) and the
 // vector widths, positive and negative input row strides, output rows with padding between them
-// that must stay untouched, and guard bytes before and after the output.
+// that must stay untouched (also a 4 KiB output pitch, which takes the kernels' staging buffer),
+// and guard bytes before and after the output.
 TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
   constexpr size_t kGuard = 64;
+  const std::vector<std::byte> sentinels(4096, kSentinel);  // longer than any run compared
   for (const NamedKernelTable& table : AvailableKernelTables()) {
     for (Function f : AllFunctions()) {
       for (DataType type : AllTypes()) {
@@ -571,12 +573,15 @@ TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
         const std::vector<std::byte> input = MixedInputs(type, (130 + 5) * 31, 17);
         for (size_t a_count : {size_t{3}, lanes, lanes + 1, size_t{33}, size_t{130}}) {
           for (size_t b_count : {lanes, lanes + 3, size_t{31}}) {
-            for (bool negative : {false, true}) {
+            for (int variant = 0; variant < 3; ++variant) {
+              const bool negative = variant == 1;
+              const bool aliasing = variant == 2;
               // Built only when something fails (this loop runs under emulators in CI).
               auto where = [&] {
                 return std::string(table.name) + " " + std::string(Name(f)) + " " +
                        std::string(Name(type)) + " a=" + std::to_string(a_count) +
-                       " b=" + std::to_string(b_count) + (negative ? " negative" : "");
+                       " b=" + std::to_string(b_count) + (negative ? " negative" : "") +
+                       (aliasing ? " 4 KiB pitch" : "");
               };
               const size_t in_pitch = (a_count + 5) * esize;  // bytes between input rows (b)
               const std::byte* in = input.data();
@@ -585,26 +590,39 @@ TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
                 in += (b_count - 1) * in_pitch;
                 in_stride = -in_stride;
               }
-              const size_t out_pitch = (b_count + 3) * esize;
+              // A padded pitch, and one of 4 KiB, whose rows all alias in the L1 sets (the
+              // kernels stage those through a buffer when a step covers more than 4 rows).
+              const size_t out_pitch = aliasing ? 4096 : (b_count + 3) * esize;
               std::vector<std::byte> buffer(2 * kGuard + a_count * out_pitch, kSentinel);
               std::byte* out = buffer.data() + kGuard;
               kernel(in, in_stride, out, static_cast<ptrdiff_t>(out_pitch), a_count, b_count);
-              for (size_t i = 0; i < buffer.size(); ++i) {
-                const size_t o = i - kGuard;  // wraps for the leading guard
-                const bool element =
-                    i >= kGuard && o < a_count * out_pitch && o % out_pitch < b_count * esize;
-                if (!element) {
-                  ASSERT_EQ(buffer[i], kSentinel)
-                      << where() << ": wrote byte " << i << " outside the tile";
-                  continue;
+              // Bytes outside the elements (guards, row padding) keep the sentinel: compared a
+              // run at a time, byte by byte only to name the first difference.
+              auto untouched = [&](size_t begin, size_t end) {
+                if (std::memcmp(buffer.data() + begin, sentinels.data(), end - begin) == 0) {
+                  return true;
                 }
-                if (o % esize != 0) continue;
-                const size_t a = o / out_pitch, b = o % out_pitch / esize;
-                std::byte want[8];
-                ref(in + static_cast<ptrdiff_t>(b) * in_stride + a * esize, want, 1);
-                ASSERT_TRUE(SameResult(type, want, buffer.data() + i))
-                    << where() << ": element a=" << a << " b=" << b;
+                for (size_t i = begin; i < end; ++i) {
+                  if (buffer[i] != kSentinel) {
+                    ADD_FAILURE() << where() << ": wrote byte " << i << " outside the tile";
+                    break;
+                  }
+                }
+                return false;
+              };
+              const size_t row_bytes = b_count * esize;
+              ASSERT_TRUE(untouched(0, kGuard));
+              for (size_t a = 0; a < a_count; ++a) {
+                const size_t row = kGuard + a * out_pitch;
+                ASSERT_TRUE(untouched(row + row_bytes, row + out_pitch));
+                for (size_t b = 0; b < b_count; ++b) {
+                  std::byte want[8];
+                  ref(in + static_cast<ptrdiff_t>(b) * in_stride + a * esize, want, 1);
+                  ASSERT_TRUE(SameResult(type, want, buffer.data() + row + b * esize))
+                      << where() << ": element a=" << a << " b=" << b;
+                }
               }
+              ASSERT_TRUE(untouched(kGuard + a_count * out_pitch, buffer.size()));
             }
           }
         }

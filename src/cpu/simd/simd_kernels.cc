@@ -22,6 +22,7 @@
 // Nothing is read or written outside [0, n).
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <type_traits>
 
 #include "cpu/kernels.h"
@@ -529,6 +530,41 @@ HWY_INLINE void TransposeColumn(D d, const std::byte* in, ptrdiff_t in_stride, s
   }
 }
 
+// Copies `bytes` >= 16 bytes with whole vectors (the last one shifted back to end at `bytes`).
+HWY_INLINE void CopyRowBytes(const std::byte* from, std::byte* to, size_t bytes) {
+  const hn::ScalableTag<uint8_t> d;
+  const hn::Full128<uint8_t> d128;
+  const auto copy = [&](auto dv) {
+    const size_t lanes = hn::Lanes(dv);
+    for (size_t i = 0;; i += lanes) {
+      i = std::min(i, bytes - lanes);
+      hn::StoreU(hn::LoadU(dv, reinterpret_cast<const uint8_t*>(from) + i), dv,
+                 reinterpret_cast<uint8_t*>(to) + i);
+      if (i + lanes == bytes) break;
+    }
+  };
+  if (bytes >= hn::Lanes(d)) {
+    copy(d);
+  } else {
+    copy(d128);
+  }
+}
+
+// Output rows of one step along a are written a 128-bit block at a time, each row revisited once
+// per band of input rows. When the output pitch maps many of those rows to the same 4 KiB page
+// offset (so the same few L1 sets: a power-of-two pitch maps them all to one), the partly written
+// lines evict each other between bands; the step's rows are then transposed into a small buffer
+// with a padded pitch and copied out a whole row at a time.
+constexpr size_t kStageRowBytes = 256;  // the widest staged output row
+constexpr size_t kStagePad = 64;        // breaks the buffer's own power-of-two pitch
+
+HWY_INLINE bool OutputRowsAlias(ptrdiff_t out_pitch, size_t rows, size_t row_bytes) {
+  if (row_bytes > kStageRowBytes) return false;
+  const size_t pitch = static_cast<size_t>(out_pitch < 0 ? -out_pitch : out_pitch);
+  const size_t offsets = 4096 / std::gcd(pitch, size_t{4096});  // distinct page offsets
+  return rows > 4 * offsets;
+}
+
 // Steps along a of the widest vectors that fit a_count (several 128-bit blocks per vector), else
 // 128-bit vectors; the last step shifted back to end at a_count.
 template <class Op, class T>
@@ -539,14 +575,27 @@ HWY_INLINE void TransposeRange(const std::byte* in, ptrdiff_t in_stride, std::by
   const FullTag<Op> d;
   const hn::Full128<Lane> d128;
   const size_t step = a_count >= hn::MaxLanes(d) ? hn::MaxLanes(d) : L;
+  const size_t row_bytes = b_count * sizeof(T);
+  const bool stage = OutputRowsAlias(out_pitch, step, row_bytes);
+  constexpr size_t kMaxStep = hn::MaxLanes(d) > L ? hn::MaxLanes(d) : L;
+  HWY_ALIGN std::byte buffer[kMaxStep * (kStageRowBytes + kStagePad)];
+  const ptrdiff_t stage_pitch = static_cast<ptrdiff_t>((row_bytes + 63) / 64 * 64 + kStagePad);
   for (size_t a = 0;; a += step) {
     a = std::min(a, a_count - step);
     const std::byte* column = in + a * sizeof(T);
     std::byte* rows = out + static_cast<ptrdiff_t>(a) * out_pitch;
+    std::byte* target = stage ? buffer : rows;
+    const ptrdiff_t pitch = stage ? stage_pitch : out_pitch;
     if (step == L) {
-      TransposeColumn<Op>(d128, column, in_stride, rows, out_pitch, b_count);
+      TransposeColumn<Op>(d128, column, in_stride, target, pitch, b_count);
     } else {
-      TransposeColumn<Op>(d, column, in_stride, rows, out_pitch, b_count);
+      TransposeColumn<Op>(d, column, in_stride, target, pitch, b_count);
+    }
+    if (stage) {
+      for (size_t r = 0; r < step; ++r) {
+        CopyRowBytes(buffer + static_cast<ptrdiff_t>(r) * stage_pitch,
+                     rows + static_cast<ptrdiff_t>(r) * out_pitch, row_bytes);
+      }
     }
     if (a + step == a_count) break;
   }
