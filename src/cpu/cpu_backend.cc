@@ -496,7 +496,6 @@ Status RunChunkedOverlapping(const KernelTable& table, const Plan& plan, const s
       WithElementType(esize, [](auto u) -> GatherFn { return &Gather<decltype(u)>; });
   const ScatterFn scatter =
       WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
-  // Calls f(in, out, count) for each row piece of chunk `k` that belongs to `part`, in order.
   // Calls f(in, out, count) for each row piece of chunk `k` that belongs to `part`, rows in rising
   // or falling order.
   auto for_each_piece = [&](uint64_t k, OverlapPart part, bool rising, auto f) {
@@ -570,11 +569,13 @@ Status RunChunkedOverlapping(const KernelTable& table, const Plan& plan, const s
   // A span of chunks whose outputs all lie on the far side of all their inputs (below them in a
   // rising pass, above in a falling one) runs straight through the kernel, on every thread at once:
   // its writes overwrite no input of its own and, by the Note, none of chunks still to come.
-  auto first_in = [&](uint64_t k) {  // the lowest input address of chunk k (a rising walk)
+  // The lowest input (out: output) address of chunk k (a rising walk).
+  auto first_element = [&](uint64_t k, bool out) {
     const uint64_t row = rows_per_chunk > 1 ? k * rows_per_chunk : k / per_row;
     const uint64_t begin = rows_per_chunk > 1 ? 0 : (k % per_row) * segment;
-    return reinterpret_cast<uintptr_t>(RowWalker(plan, inner, input, output, row).in +
-                                       static_cast<ptrdiff_t>(begin) * in_step);
+    const RowWalker walk(plan, inner, input, output, row);
+    return reinterpret_cast<uintptr_t>(out ? walk.out + static_cast<ptrdiff_t>(begin) * out_step
+                                           : walk.in + static_cast<ptrdiff_t>(begin) * in_step);
   };
   auto last_element = [&](uint64_t k, bool out) {  // the highest address of chunk k, + esize
     uint64_t row, end;
@@ -590,16 +591,10 @@ Status RunChunkedOverlapping(const KernelTable& table, const Plan& plan, const s
                              : walk.in + static_cast<ptrdiff_t>(end - 1) * in_step;
     return reinterpret_cast<uintptr_t>(p) + esize;
   };
-  auto first_out = [&](uint64_t k) {
-    const uint64_t row = rows_per_chunk > 1 ? k * rows_per_chunk : k / per_row;
-    const uint64_t begin = rows_per_chunk > 1 ? 0 : (k % per_row) * segment;
-    return reinterpret_cast<uintptr_t>(RowWalker(plan, inner, input, output, row).out +
-                                       static_cast<ptrdiff_t>(begin) * out_step);
-  };
   // Chunks [lo, hi) (indices) lie apart: all outputs below all inputs (rising) or above (falling).
   auto apart = [&](uint64_t lo, uint64_t hi, bool rising) {
-    return rising ? last_element(hi - 1, true) <= first_in(lo)
-                  : first_out(lo) >= last_element(hi - 1, false);
+    return rising ? last_element(hi - 1, true) <= first_element(lo, false)
+                  : first_element(lo, true) >= last_element(hi - 1, false);
   };
   auto direct = [&](uint64_t k, OverlapPart part) {
     for_each_piece(k, part, true, [&](const std::byte* in, std::byte* out, uint64_t count) {
@@ -679,7 +674,8 @@ Status RunChunkedOverlapping(const KernelTable& table, const Plan& plan, const s
       if (count == 1) {
         run_one(r.first, part, rising);
       } else {
-        const uintptr_t limit = rising ? last_element(r.last - 1, true) : first_out(r.first);
+        const uintptr_t limit =
+            rising ? last_element(r.last - 1, true) : first_element(r.first, true);
         const auto slot_of = [&](uint64_t k) { return buffer.get() + (k - r.first) * slot; };
         // One task per thread, each the same run of chunks in both phases (its slots stay in
         // its own cache when the pool keeps the task on the same thread).
@@ -761,27 +757,33 @@ Status RunSwappedTiles(const KernelTable& table, const Plan& plan, const std::by
   const auto e = static_cast<ptrdiff_t>(esize);
   const ptrdiff_t in_step = plan.input_strides[inner] * e;
   const ptrdiff_t out_step = plan.output_strides[inner] * e;
-  // Calls f(in, out, count) for each row (innermost-dim run) of the tile with per-dim indices j.
-  auto for_each_row = [&](const std::array<uint64_t, kMaxRank>& j, auto f) {
+  // Calls f(in, out, range) for each block of the tile with per-dim indices j that spans the tile's
+  // `whole` innermost dims (in, out: the block's first element; range: the tile's range per dim).
+  auto for_each_block = [&](const std::array<uint64_t, kMaxRank>& j, int whole, auto f) {
     std::array<Range, kMaxRank> range{};
     for (int d = 0; d < rank; ++d) range[d] = tile_range(d, j[d]);
     std::array<uint64_t, kMaxRank> x{};
     for (int d = 0; d < rank; ++d) x[d] = range[d].first;
-    const uint64_t length = range[inner].last - range[inner].first;
     while (true) {
       ptrdiff_t in_offset = 0, out_offset = 0;
       for (int d = 0; d < rank; ++d) {
         in_offset += static_cast<ptrdiff_t>(x[d]) * plan.input_strides[d] * e;
         out_offset += static_cast<ptrdiff_t>(x[d]) * plan.output_strides[d] * e;
       }
-      f(input + in_offset, output + out_offset, length);
-      int d = inner - 1;
+      f(input + in_offset, output + out_offset, range);
+      int d = rank - 1 - whole;
       for (; d >= 0; --d) {
         if (++x[d] < range[d].last) break;
         x[d] = range[d].first;
       }
       if (d < 0) return;
     }
+  };
+  // Calls f(in, out, count) for each row (innermost-dim run) of the tile with per-dim indices j.
+  auto for_each_row = [&](const std::array<uint64_t, kMaxRank>& j, auto f) {
+    for_each_block(j, 1, [&](const std::byte* in, std::byte* out, const auto& range) {
+      f(in, out, range[inner].last - range[inner].first);
+    });
   };
   // A square transpose whose input is packed along dim rank-2 and output along rank-1 (the
   // usual one): each 2-d tile is read through the table's transposed-tile kernel, which applies
@@ -791,24 +793,9 @@ Status RunSwappedTiles(const KernelTable& table, const Plan& plan, const std::by
   const TransposedKernel transpose = table.Transposed(plan.function, plan.type);
   // Calls f(in, out, a_range, b_range) for each 2-d (a, b) tile of the tile with indices j.
   auto for_each_plane = [&](const std::array<uint64_t, kMaxRank>& j, auto f) {
-    std::array<Range, kMaxRank> range{};
-    for (int d = 0; d < rank; ++d) range[d] = tile_range(d, j[d]);
-    std::array<uint64_t, kMaxRank> x{};
-    for (int d = 0; d < rank; ++d) x[d] = range[d].first;
-    while (true) {
-      ptrdiff_t in_offset = 0, out_offset = 0;
-      for (int d = 0; d < rank; ++d) {
-        in_offset += static_cast<ptrdiff_t>(x[d]) * plan.input_strides[d] * e;
-        out_offset += static_cast<ptrdiff_t>(x[d]) * plan.output_strides[d] * e;
-      }
-      f(input + in_offset, output + out_offset, range[a], range[b]);
-      int d = rank - 3;
-      for (; d >= 0; --d) {
-        if (++x[d] < range[d].last) break;
-        x[d] = range[d].first;
-      }
-      if (d < 0) return;
-    }
+    for_each_block(j, 2, [&](const std::byte* in, std::byte* out, const auto& range) {
+      f(in, out, range[a], range[b]);
+    });
   };
   auto read = [&](const std::array<uint64_t, kMaxRank>& j, std::byte* p) {
     if (transposed) {
