@@ -1,7 +1,11 @@
 // eltwise benchmarks (Google Benchmark). Names:
 //   kernel/<target>/<function>/<dtype>/<bytes>   one contiguous kernel of one SIMD target, one
-//   thread op/<function>/<dtype>/<layout>/<bytes>       a compiled operator through Execute (all
-//   threads) copy/memcpy/<bytes>, copy/memset/<bytes>     baselines on the calling thread
+//                                                thread
+//   transposed_kernel/<target>/round/<dtype>/<bytes>   one target's transposed-tile kernel over
+//                                                a square matrix, tile by tile, one thread
+//   op/<function>/<dtype>/<layout>/<bytes>       a compiled operator through Execute (all
+//                                                threads)
+//   copy/memcpy/<bytes>, copy/memset/<bytes>     baselines on the calling thread
 // <bytes> is the output size; bytes/s counts input + output (output only for broadcast and fills).
 // Select with --benchmark_filter, e.g. --benchmark_filter='op/.*/float32/contiguous/.*'.
 // For ratios against a copy measured in the same run, use `eltwise bench`.
@@ -65,6 +69,27 @@ void KernelBenchmark(benchmark::State& state, ContiguousKernel kernel, size_t es
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * n * esize));
+}
+
+// A square matrix of `bytes` transposed by one target's tile kernel, tile by tile (edges of 128
+// int8, 64 16/32-bit, 32 64-bit elements, as the CPU backend cuts them), on one thread.
+void TransposedKernelBenchmark(benchmark::State& state, TransposedKernel kernel, size_t esize,
+                               uint64_t bytes) {
+  const auto side = static_cast<size_t>(std::sqrt(static_cast<double>(bytes / esize)));
+  const size_t edge = esize == 1 ? 128 : esize == 8 ? 32 : 64;
+  const auto pitch = static_cast<ptrdiff_t>(side * esize);
+  AlignedBuffer in(side * side * esize), out(side * side * esize);
+  for (auto _ : state) {
+    for (size_t a = 0; a < side; a += edge) {
+      for (size_t b = 0; b < side; b += edge) {
+        kernel(in.data + static_cast<ptrdiff_t>(b) * pitch + a * esize, pitch,
+               out.data + static_cast<ptrdiff_t>(a) * pitch + b * esize, pitch,
+               std::min(edge, side - a), std::min(edge, side - b));
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * side * side * esize));
 }
 
 void OpBenchmark(benchmark::State& state, Function f, DataType type, const std::string& layout,
@@ -139,6 +164,20 @@ void RegisterAll() {
                                        table.table->Contiguous(function, type), ElementSize(type),
                                        bytes);
         }
+      }
+    }
+  }
+  // Transposed-tile kernels of every target, in cache (256 KiB) and out of it (64 MiB).
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (DataType type :
+         {DataType::kInt8, DataType::kFloat16, DataType::kFloat32, DataType::kFloat64}) {
+      for (uint64_t bytes : {uint64_t{256} << 10, uint64_t{64} << 20}) {
+        const std::string name = "transposed_kernel/" + std::string(table.name) + "/round/" +
+                                 std::string(Name(type)) + "/" + SizeName(bytes);
+        benchmark::RegisterBenchmark(
+            name.c_str(), TransposedKernelBenchmark,
+            table.table->Transposed(Function::kRoundHalvesToNearestEven, type), ElementSize(type),
+            bytes);
       }
     }
   }

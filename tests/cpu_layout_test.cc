@@ -557,7 +557,7 @@ TEST(CpuLayouts, OneCompiledOperatorFromManyThreads) {
 
 // The transposed-tile kernel of every table (each SIMD target) against the reference functor,
 // element by element: tile extents around the 128-bit block edge (16 / element size) and the
-// vector widths, positive and negative input row strides, output rows with padding between them
+// vector widths (along a and, since each vector holds one output row's piece, along b), positive and negative input row strides, output rows with padding between them
 // that must stay untouched (also a 4 KiB output pitch, which takes the kernels' staging buffer),
 // and guard bytes before and after the output.
 TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
@@ -570,9 +570,12 @@ TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
         const ContiguousKernel ref = ReferenceKernels().Contiguous(f, type);
         const TransposedKernel kernel = table.table->Transposed(f, type);
         const size_t lanes = 16 / esize;  // one 128-bit block
-        const std::vector<std::byte> input = MixedInputs(type, (130 + 5) * 31, 17);
+        const std::vector<std::byte> input = MixedInputs(type, (130 + 5) * 130, 17);
         for (size_t a_count : {size_t{3}, lanes, lanes + 1, size_t{33}, size_t{130}}) {
-          for (size_t b_count : {lanes, lanes + 3, size_t{31}}) {
+          // Input rows b: one block's, and 2 and 4 blocks' (256- and 512-bit vectors) with
+          // the last vector shifted back, and a whole int8 tile and more.
+          for (size_t b_count :
+               {lanes, lanes + 3, size_t{31}, 2 * lanes + 1, 4 * lanes + 5, size_t{130}}) {
             for (int variant = 0; variant < 3; ++variant) {
               const bool negative = variant == 1;
               const bool aliasing = variant == 2;

@@ -473,35 +473,36 @@ constexpr size_t BitReverse(size_t i, size_t bits) {
   return r;
 }
 
-// Stores the 128-bit blocks of v: block k at p + k * block_pitch.
+// Loads a vector of D whose 128-bit block k comes from p + k * block_stride.
 template <class D>
-HWY_INLINE void StoreBlocks(D d, hn::Vec<D> v, std::byte* p, ptrdiff_t block_pitch) {
+HWY_INLINE hn::Vec<D> LoadBlocks(D d, const std::byte* p, ptrdiff_t block_stride) {
   using Lane = hn::TFromD<D>;
   constexpr size_t kBytes = hn::MaxLanes(D()) * sizeof(Lane);
   if constexpr (kBytes <= 16) {
-    hn::StoreU(v, d, reinterpret_cast<Lane*>(p));
+    return hn::LoadU(d, reinterpret_cast<const Lane*>(p));
   } else {
     const hn::Half<D> dh;
     constexpr ptrdiff_t kHalfBlocks = static_cast<ptrdiff_t>(kBytes / 32);
-    StoreBlocks(dh, hn::LowerHalf(dh, v), p, block_pitch);
-    StoreBlocks(dh, hn::UpperHalf(dh, v), p + kHalfBlocks * block_pitch, block_pitch);
+    return hn::Combine(d, LoadBlocks(dh, p + kHalfBlocks * block_stride, block_stride),
+                       LoadBlocks(dh, p, block_stride));
   }
 }
 
-// L rows of the input (row stride in_stride), each a vector of D: every 128-bit block of them is
-// an L x L block, transposed in place in the registers (the interleaves work within blocks).
-// Block k of transposed vector i is output row k * L + BitReverse(i): Op applied on the whole
-// vector, then stored a block at a time.
+// An L x (L * N) piece of the tile, N = the 128-bit blocks of D: vector i holds input rows i,
+// i + L, ..., i + (N - 1) L (row stride in_stride), L lanes of each, one per block, so each block
+// is an L x L block, transposed in place in the registers (the interleaves work within blocks).
+// Transposed vector i is then L * N consecutive elements of output row BitReverse(i): Op applied
+// and stored whole.
 template <class Op, class D>
 HWY_INLINE void TransposeBlocks(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
                                 ptrdiff_t out_pitch) {
   using Lane = hn::TFromD<D>;
   constexpr size_t L = 16 / sizeof(Lane);
   constexpr size_t kBits = L == 16 ? 4 : L == 8 ? 3 : L == 4 ? 2 : 1;
+  const ptrdiff_t block_stride = static_cast<ptrdiff_t>(L) * in_stride;
   hn::Vec<D> rows[L];
   for (size_t i = 0; i < L; ++i) {
-    rows[i] =
-        hn::LoadU(d, reinterpret_cast<const Lane*>(in + static_cast<ptrdiff_t>(i) * in_stride));
+    rows[i] = LoadBlocks(d, in + static_cast<ptrdiff_t>(i) * in_stride, block_stride);
   }
   if constexpr (sizeof(Lane) == 1) InterleaveRound<1>(d, rows);
   if constexpr (sizeof(Lane) <= 2) InterleaveRound<2>(d, rows);
@@ -509,25 +510,46 @@ HWY_INLINE void TransposeBlocks(D d, const std::byte* in, ptrdiff_t in_stride, s
   InterleaveRound<8>(d, rows);
   for (size_t i = 0; i < L; ++i) {
     const ptrdiff_t row = static_cast<ptrdiff_t>(BitReverse(i, kBits));
-    StoreBlocks(d, Op::Apply(d, rows[i]), out + row * out_pitch,
-                static_cast<ptrdiff_t>(L) * out_pitch);
+    hn::StoreU(Op::Apply(d, rows[i]), d, reinterpret_cast<Lane*>(out + row * out_pitch));
   }
 }
 
-// Bands of L input rows (the last shifted back to end at b_count) at one position along a: the
-// output rows of this position are completed a line at a time before moving on (output rows
-// with power-of-two pitches share few L1 sets, so revisiting them later would miss).
+// The `width` >= L output rows from one position along a (a group: one input cache line's worth
+// of elements), a vector of D (L * N elements) at a time along b (the last one shifted back to
+// end at b_count >= L * N). Each band of L * N input rows is transposed for the whole group, L
+// columns at a time (the last step shifted back to end at `width`), while its lines are in L1.
 template <class Op, class D>
-HWY_INLINE void TransposeColumn(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
-                                ptrdiff_t out_pitch, size_t b_count) {
+HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                               ptrdiff_t out_pitch, size_t width, size_t b_count) {
   using Lane = hn::TFromD<D>;
   constexpr size_t L = 16 / sizeof(Lane);
-  for (size_t b = 0;; b += L) {
-    b = std::min(b, b_count - L);
-    const std::byte* band = in + static_cast<ptrdiff_t>(b) * in_stride;
-    TransposeBlocks<Op>(d, band, in_stride, out + b * sizeof(Lane), out_pitch);
-    if (b + L == b_count) break;
+  const size_t band = hn::MaxLanes(d);  // input rows per vector of D: L per block
+  for (size_t b = 0;; b += band) {
+    b = std::min(b, b_count - band);
+    const std::byte* rows = in + static_cast<ptrdiff_t>(b) * in_stride;
+    for (size_t a = 0;; a += L) {
+      a = std::min(a, width - L);
+      TransposeBlocks<Op>(d, rows + a * sizeof(Lane), in_stride,
+                          out + static_cast<ptrdiff_t>(a) * out_pitch + b * sizeof(Lane),
+                          out_pitch);
+      if (a + L == width) break;
+    }
+    if (b + band == b_count) break;
   }
+}
+
+// TransposeGroup with the widest vectors (of at most D's blocks) that b_count fills.
+template <class Op, class D>
+HWY_INLINE void TransposeGroupWidest(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                     ptrdiff_t out_pitch, size_t width, size_t b_count) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t kBytes = hn::MaxLanes(D()) * sizeof(Lane);
+  if constexpr (kBytes > 16) {
+    if (b_count < hn::MaxLanes(d)) {
+      return TransposeGroupWidest<Op>(hn::Half<D>(), in, in_stride, out, out_pitch, width, b_count);
+    }
+  }
+  TransposeGroup<Op>(d, in, in_stride, out, out_pitch, width, b_count);
 }
 
 // Copies `bytes` >= 16 bytes with whole vectors (the last one shifted back to end at `bytes`).
@@ -550,11 +572,11 @@ HWY_INLINE void CopyRowBytes(const std::byte* from, std::byte* to, size_t bytes)
   }
 }
 
-// Output rows of one step along a are written a 128-bit block at a time, each row revisited once
-// per band of input rows. When the output pitch maps many of those rows to the same 4 KiB page
-// offset (so the same few L1 sets: a power-of-two pitch maps them all to one), the partly written
-// lines evict each other between bands; the step's rows are then transposed into a small buffer
-// with a padded pitch and copied out a whole row at a time.
+// Output rows of one step along a are written a vector at a time, each row revisited once per
+// band of input rows. When the vectors are narrower than a cache line and the output pitch maps
+// the step's rows to few 4 KiB page offsets (so the same few L1 sets: a power-of-two pitch maps
+// them all to one), the partly written lines evict each other between bands; the step's rows are
+// then transposed into a small buffer with a padded pitch and copied out a whole row at a time.
 constexpr size_t kStageRowBytes = 256;  // the widest staged output row
 constexpr size_t kStagePad = 64;        // breaks the buffer's own power-of-two pitch
 
@@ -565,39 +587,35 @@ HWY_INLINE bool OutputRowsAlias(ptrdiff_t out_pitch, size_t rows, size_t row_byt
   return rows > 4 * offsets;
 }
 
-// Steps along a of the widest vectors that fit a_count (several 128-bit blocks per vector), else
-// 128-bit vectors; the last step shifted back to end at a_count.
+// Groups of kGroup columns along a (the last shifted back to end at a_count; one narrower group
+// when a_count < kGroup).
 template <class Op, class T>
 HWY_INLINE void TransposeRange(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
                                ptrdiff_t out_pitch, size_t a_count, size_t b_count) {
-  using Lane = typename Op::Lane;
   constexpr size_t L = 16 / sizeof(T);
+  constexpr size_t kGroup = 64 / sizeof(T);  // one cache line of an input row
   const FullTag<Op> d;
-  const hn::Full128<Lane> d128;
-  const size_t step = a_count >= hn::MaxLanes(d) ? hn::MaxLanes(d) : L;
+  const size_t width = std::min(kGroup, a_count);
   const size_t row_bytes = b_count * sizeof(T);
-  const bool stage = OutputRowsAlias(out_pitch, step, row_bytes);
-  constexpr size_t kMaxStep = hn::MaxLanes(d) > L ? hn::MaxLanes(d) : L;
-  HWY_ALIGN std::byte buffer[kMaxStep * (kStageRowBytes + kStagePad)];
+  size_t blocks = hn::MaxLanes(d) * sizeof(T) / 16;  // of the vectors TransposeGroupWidest takes
+  while (blocks > 1 && b_count < blocks * L) blocks /= 2;
+  const bool stage = 16 * blocks < 64 && OutputRowsAlias(out_pitch, width, row_bytes);
+  HWY_ALIGN std::byte buffer[kGroup * (kStageRowBytes + kStagePad)];
   const ptrdiff_t stage_pitch = static_cast<ptrdiff_t>((row_bytes + 63) / 64 * 64 + kStagePad);
-  for (size_t a = 0;; a += step) {
-    a = std::min(a, a_count - step);
+  for (size_t a = 0;; a += width) {
+    a = std::min(a, a_count - width);
     const std::byte* column = in + a * sizeof(T);
     std::byte* rows = out + static_cast<ptrdiff_t>(a) * out_pitch;
     std::byte* target = stage ? buffer : rows;
     const ptrdiff_t pitch = stage ? stage_pitch : out_pitch;
-    if (step == L) {
-      TransposeColumn<Op>(d128, column, in_stride, target, pitch, b_count);
-    } else {
-      TransposeColumn<Op>(d, column, in_stride, target, pitch, b_count);
-    }
+    TransposeGroupWidest<Op>(d, column, in_stride, target, pitch, width, b_count);
     if (stage) {
-      for (size_t r = 0; r < step; ++r) {
+      for (size_t r = 0; r < width; ++r) {
         CopyRowBytes(buffer + static_cast<ptrdiff_t>(r) * stage_pitch,
                      rows + static_cast<ptrdiff_t>(r) * out_pitch, row_bytes);
       }
     }
-    if (a + step == a_count) break;
+    if (a + width == a_count) break;
   }
 }
 
