@@ -514,19 +514,39 @@ HWY_INLINE void TransposeBlocks(D d, const std::byte* in, ptrdiff_t in_stride, s
   }
 }
 
+// Prefetches `bytes` <= 64 from each of `rows` rows (one or two cache lines each).
+HWY_INLINE void PrefetchRows(const std::byte* p, ptrdiff_t stride, size_t rows, size_t bytes) {
+  for (size_t r = 0; r < rows; ++r, p += stride) {
+    hwy::Prefetch(p);
+    if ((reinterpret_cast<uintptr_t>(p) & 63) + bytes > 64) hwy::Prefetch(p + bytes - 1);
+  }
+}
+
 // The `width` >= L output rows from one position along a (a group: one input cache line's worth
 // of elements), a vector of D (L * N elements) at a time along b (the last one shifted back to
 // end at b_count >= L * N). Each band of L * N input rows is transposed for the whole group, L
 // columns at a time (the last step shifted back to end at `width`), while its lines are in L1.
 template <class Op, class D>
 HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
-                               ptrdiff_t out_pitch, size_t width, size_t b_count) {
+                               ptrdiff_t out_pitch, size_t width, size_t b_count,
+                               const std::byte* next_group) {
   using Lane = hn::TFromD<D>;
   constexpr size_t L = 16 / sizeof(Lane);
   const size_t band = hn::MaxLanes(d);  // input rows per vector of D: L per block
+  const size_t row_bytes = width * sizeof(Lane);
+  const bool prefetch = (in_stride < 0 ? -in_stride : in_stride) >= 4096;
   for (size_t b = 0;; b += band) {
     b = std::min(b, b_count - band);
     const std::byte* rows = in + static_cast<ptrdiff_t>(b) * in_stride;
+    // The next band's lines (or the next group's first band's) are requested now when input rows
+    // are a page or more apart, which defeats the hardware prefetchers (closer rows are left to
+    // them: the requests cost ~10 % in cache).
+    if (prefetch && b + band < b_count) {
+      const size_t next = std::min(b + band, b_count - band);
+      PrefetchRows(in + static_cast<ptrdiff_t>(next) * in_stride, in_stride, band, row_bytes);
+    } else if (prefetch && next_group != nullptr) {
+      PrefetchRows(next_group, in_stride, band, row_bytes);
+    }
     for (size_t a = 0;; a += L) {
       a = std::min(a, width - L);
       TransposeBlocks<Op>(d, rows + a * sizeof(Lane), in_stride,
@@ -541,15 +561,17 @@ HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, st
 // TransposeGroup with the widest vectors (of at most D's blocks) that b_count fills.
 template <class Op, class D>
 HWY_INLINE void TransposeGroupWidest(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
-                                     ptrdiff_t out_pitch, size_t width, size_t b_count) {
+                                     ptrdiff_t out_pitch, size_t width, size_t b_count,
+                                     const std::byte* next_group) {
   using Lane = hn::TFromD<D>;
   constexpr size_t kBytes = hn::MaxLanes(D()) * sizeof(Lane);
   if constexpr (kBytes > 16) {
     if (b_count < hn::MaxLanes(d)) {
-      return TransposeGroupWidest<Op>(hn::Half<D>(), in, in_stride, out, out_pitch, width, b_count);
+      return TransposeGroupWidest<Op>(hn::Half<D>(), in, in_stride, out, out_pitch, width, b_count,
+                                      next_group);
     }
   }
-  TransposeGroup<Op>(d, in, in_stride, out, out_pitch, width, b_count);
+  TransposeGroup<Op>(d, in, in_stride, out, out_pitch, width, b_count, next_group);
 }
 
 // Copies `bytes` >= 16 bytes with whole vectors (the last one shifted back to end at `bytes`).
@@ -594,7 +616,7 @@ HWY_INLINE void TransposeRange(const std::byte* in, ptrdiff_t in_stride, std::by
                                ptrdiff_t out_pitch, size_t a_count, size_t b_count) {
   constexpr size_t L = 16 / sizeof(T);
   constexpr size_t kGroup = 64 / sizeof(T);  // one cache line of an input row
-  const FullTag<Op> d;
+  const FullTag<Op> d;  // 256-bit vectors on AVX-512 measured slower (transposed_kernel/AVX3)
   const size_t width = std::min(kGroup, a_count);
   const size_t row_bytes = b_count * sizeof(T);
   size_t blocks = hn::MaxLanes(d) * sizeof(T) / 16;  // of the vectors TransposeGroupWidest takes
@@ -608,7 +630,9 @@ HWY_INLINE void TransposeRange(const std::byte* in, ptrdiff_t in_stride, std::by
     std::byte* rows = out + static_cast<ptrdiff_t>(a) * out_pitch;
     std::byte* target = stage ? buffer : rows;
     const ptrdiff_t pitch = stage ? stage_pitch : out_pitch;
-    TransposeGroupWidest<Op>(d, column, in_stride, target, pitch, width, b_count);
+    const size_t next = std::min(a + width, a_count - width);
+    TransposeGroupWidest<Op>(d, column, in_stride, target, pitch, width, b_count,
+                             a + width < a_count ? in + next * sizeof(T) : nullptr);
     if (stage) {
       for (size_t r = 0; r < width; ++r) {
         CopyRowBytes(buffer + static_cast<ptrdiff_t>(r) * stage_pitch,
