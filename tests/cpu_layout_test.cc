@@ -557,9 +557,10 @@ TEST(CpuLayouts, OneCompiledOperatorFromManyThreads) {
 
 // The transposed-tile kernel of every table (each SIMD target) against the reference functor,
 // element by element: tile extents around the 128-bit block edge (16 / element size) and the
-// vector widths (along a and, since each vector holds one output row's piece, along b), positive and negative input row strides, output rows with padding between them
-// that must stay untouched (also a 4 KiB output pitch, which takes the kernels' staging buffer),
-// and guard bytes before and after the output.
+// vector widths (along a and, since each vector holds one output row's piece, along b), positive
+// and negative input row strides, output rows with padding between them that must stay untouched
+// (also a 4 KiB output pitch, which takes the kernels' staging buffer), and guard bytes before and
+// after the output.
 TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
   constexpr size_t kGuard = 64;
   const std::vector<std::byte> sentinels(4096, kSentinel);  // longer than any run compared
@@ -571,23 +572,28 @@ TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
         const TransposedKernel kernel = table.table->Transposed(f, type);
         const size_t lanes = 16 / esize;  // one 128-bit block
         const std::vector<std::byte> input = MixedInputs(type, (130 + 5) * 130, 17);
+        const std::vector<std::byte> wide_input = MixedInputs(type, 4096 / esize * 130, 19);
         for (size_t a_count : {size_t{3}, lanes, lanes + 1, size_t{33}, size_t{130}}) {
           // Input rows b: one block's, and 2 and 4 blocks' (256- and 512-bit vectors) with
           // the last vector shifted back, and a whole int8 tile and more.
           for (size_t b_count :
                {lanes, lanes + 3, size_t{31}, 2 * lanes + 1, 4 * lanes + 5, size_t{130}}) {
-            for (int variant = 0; variant < 3; ++variant) {
+            for (int variant = 0; variant < 4; ++variant) {
               const bool negative = variant == 1;
               const bool aliasing = variant == 2;
+              const bool aliasing_input = variant == 3;
               // Built only when something fails (this loop runs under emulators in CI).
               auto where = [&] {
                 return std::string(table.name) + " " + std::string(Name(f)) + " " +
                        std::string(Name(type)) + " a=" + std::to_string(a_count) +
                        " b=" + std::to_string(b_count) + (negative ? " negative" : "") +
-                       (aliasing ? " 4 KiB pitch" : "");
+                       (aliasing ? " 4 KiB pitch" : "") +
+                       (aliasing_input ? " 4 KiB input pitch" : "");
               };
-              const size_t in_pitch = (a_count + 5) * esize;  // bytes between input rows (b)
-              const std::byte* in = input.data();
+              // Bytes between input rows (b); 4 KiB puts a band's rows into one L1 set (int8
+              // kernels then take 128-bit block stores instead of whole-row stores).
+              const size_t in_pitch = aliasing_input ? 4096 : (a_count + 5) * esize;
+              const std::byte* in = aliasing_input ? wide_input.data() : input.data();
               ptrdiff_t in_stride = static_cast<ptrdiff_t>(in_pitch);
               if (negative) {  // row b at (b_count - 1 - b) * in_pitch
                 in += (b_count - 1) * in_pitch;

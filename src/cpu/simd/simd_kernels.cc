@@ -494,7 +494,7 @@ HWY_INLINE hn::Vec<D> LoadBlocks(D d, const std::byte* p, ptrdiff_t block_stride
 // Transposed vector i is then L * N consecutive elements of output row BitReverse(i): Op applied
 // and stored whole.
 template <class Op, class D>
-HWY_INLINE void TransposeBlocks(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+HWY_INLINE void TransposeToRows(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
                                 ptrdiff_t out_pitch) {
   using Lane = hn::TFromD<D>;
   constexpr size_t L = 16 / sizeof(Lane);
@@ -549,7 +549,7 @@ HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, st
     }
     for (size_t a = 0;; a += L) {
       a = std::min(a, width - L);
-      TransposeBlocks<Op>(d, rows + a * sizeof(Lane), in_stride,
+      TransposeToRows<Op>(d, rows + a * sizeof(Lane), in_stride,
                           out + static_cast<ptrdiff_t>(a) * out_pitch + b * sizeof(Lane),
                           out_pitch);
       if (a + L == width) break;
@@ -572,6 +572,63 @@ HWY_INLINE void TransposeGroupWidest(D d, const std::byte* in, ptrdiff_t in_stri
     }
   }
   TransposeGroup<Op>(d, in, in_stride, out, out_pitch, width, b_count, next_group);
+}
+
+// Stores the 128-bit blocks of v: block k at p + k * block_pitch.
+template <class D>
+HWY_INLINE void StoreBlocks(D d, hn::Vec<D> v, std::byte* p, ptrdiff_t block_pitch) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t kBytes = hn::MaxLanes(D()) * sizeof(Lane);
+  if constexpr (kBytes <= 16) {
+    hn::StoreU(v, d, reinterpret_cast<Lane*>(p));
+  } else {
+    const hn::Half<D> dh;
+    constexpr ptrdiff_t kHalfBlocks = static_cast<ptrdiff_t>(kBytes / 32);
+    StoreBlocks(dh, hn::LowerHalf(dh, v), p, block_pitch);
+    StoreBlocks(dh, hn::UpperHalf(dh, v), p + kHalfBlocks * block_pitch, block_pitch);
+  }
+}
+
+// L rows of the input (row stride in_stride), each a vector of D: every 128-bit block of them is
+// an L x L block, transposed in place in the registers (the interleaves work within blocks).
+// Block k of transposed vector i is output row k * L + BitReverse(i): Op applied on the whole
+// vector, then stored a block at a time.
+template <class Op, class D>
+HWY_INLINE void TransposeInBlocks(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                  ptrdiff_t out_pitch) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t L = 16 / sizeof(Lane);
+  constexpr size_t kBits = L == 16 ? 4 : L == 8 ? 3 : L == 4 ? 2 : 1;
+  hn::Vec<D> rows[L];
+  for (size_t i = 0; i < L; ++i) {
+    rows[i] =
+        hn::LoadU(d, reinterpret_cast<const Lane*>(in + static_cast<ptrdiff_t>(i) * in_stride));
+  }
+  if constexpr (sizeof(Lane) == 1) InterleaveRound<1>(d, rows);
+  if constexpr (sizeof(Lane) <= 2) InterleaveRound<2>(d, rows);
+  if constexpr (sizeof(Lane) <= 4) InterleaveRound<4>(d, rows);
+  InterleaveRound<8>(d, rows);
+  for (size_t i = 0; i < L; ++i) {
+    const ptrdiff_t row = static_cast<ptrdiff_t>(BitReverse(i, kBits));
+    StoreBlocks(d, Op::Apply(d, rows[i]), out + row * out_pitch,
+                static_cast<ptrdiff_t>(L) * out_pitch);
+  }
+}
+
+// Bands of L input rows (the last shifted back to end at b_count) at one position along a: the
+// output rows of this position are completed a line at a time before moving on (output rows
+// with power-of-two pitches share few L1 sets, so revisiting them later would miss).
+template <class Op, class D>
+HWY_INLINE void TransposeColumnInBlocks(D d, const std::byte* in, ptrdiff_t in_stride,
+                                        std::byte* out, ptrdiff_t out_pitch, size_t b_count) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t L = 16 / sizeof(Lane);
+  for (size_t b = 0;; b += L) {
+    b = std::min(b, b_count - L);
+    const std::byte* band = in + static_cast<ptrdiff_t>(b) * in_stride;
+    TransposeInBlocks<Op>(d, band, in_stride, out + b * sizeof(Lane), out_pitch);
+    if (b + L == b_count) break;
+  }
 }
 
 // Copies `bytes` >= 16 bytes with whole vectors (the last one shifted back to end at `bytes`).
@@ -609,11 +666,18 @@ HWY_INLINE bool OutputRowsAlias(ptrdiff_t out_pitch, size_t rows, size_t row_byt
   return rows > 4 * offsets;
 }
 
+// Whether `rows` input rows a stride apart fall on fewer than rows / 8 page offsets (so into
+// fewer L1 sets than an 8-way L1 needs to hold one line of each).
+HWY_INLINE bool InputRowsAlias(ptrdiff_t in_stride, size_t rows) {
+  const size_t stride = static_cast<size_t>(in_stride < 0 ? -in_stride : in_stride);
+  return rows > 8 * (4096 / std::gcd(stride, size_t{4096}));
+}
+
 // Groups of kGroup columns along a (the last shifted back to end at a_count; one narrower group
 // when a_count < kGroup).
 template <class Op, class T>
-HWY_INLINE void TransposeRange(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
-                               ptrdiff_t out_pitch, size_t a_count, size_t b_count) {
+HWY_INLINE void TransposeRangeToRows(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                     ptrdiff_t out_pitch, size_t a_count, size_t b_count) {
   constexpr size_t L = 16 / sizeof(T);
   constexpr size_t kGroup = 64 / sizeof(T);  // one cache line of an input row
   const FullTag<Op> d;  // 256-bit vectors on AVX-512 measured slower (transposed_kernel/AVX3)
@@ -643,6 +707,42 @@ HWY_INLINE void TransposeRange(const std::byte* in, ptrdiff_t in_stride, std::by
   }
 }
 
+// Steps along a of the widest vectors that fit a_count (several 128-bit blocks per vector), else
+// 128-bit vectors; the last step shifted back to end at a_count.
+template <class Op, class T>
+HWY_INLINE void TransposeRangeInBlocks(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                       ptrdiff_t out_pitch, size_t a_count, size_t b_count) {
+  using Lane = typename Op::Lane;
+  constexpr size_t L = 16 / sizeof(T);
+  const FullTag<Op> d;
+  const hn::Full128<Lane> d128;
+  const size_t step = a_count >= hn::MaxLanes(d) ? hn::MaxLanes(d) : L;
+  const size_t row_bytes = b_count * sizeof(T);
+  const bool stage = OutputRowsAlias(out_pitch, step, row_bytes);
+  constexpr size_t kMaxStep = hn::MaxLanes(d) > L ? hn::MaxLanes(d) : L;
+  HWY_ALIGN std::byte buffer[kMaxStep * (kStageRowBytes + kStagePad)];
+  const ptrdiff_t stage_pitch = static_cast<ptrdiff_t>((row_bytes + 63) / 64 * 64 + kStagePad);
+  for (size_t a = 0;; a += step) {
+    a = std::min(a, a_count - step);
+    const std::byte* column = in + a * sizeof(T);
+    std::byte* rows = out + static_cast<ptrdiff_t>(a) * out_pitch;
+    std::byte* target = stage ? buffer : rows;
+    const ptrdiff_t pitch = stage ? stage_pitch : out_pitch;
+    if (step == L) {
+      TransposeColumnInBlocks<Op>(d128, column, in_stride, target, pitch, b_count);
+    } else {
+      TransposeColumnInBlocks<Op>(d, column, in_stride, target, pitch, b_count);
+    }
+    if (stage) {
+      for (size_t r = 0; r < step; ++r) {
+        CopyRowBytes(buffer + static_cast<ptrdiff_t>(r) * stage_pitch,
+                     rows + static_cast<ptrdiff_t>(r) * out_pitch, row_bytes);
+      }
+    }
+    if (a + step == a_count) break;
+  }
+}
+
 template <class Op, class Functor, class T>
 void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, ptrdiff_t out_pitch,
                       size_t a_count, size_t b_count) {
@@ -651,7 +751,22 @@ void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, 
   if (a_count < L || b_count < L) {
     return ScalarTransposed<Functor, T>(in, in_stride, out, out_pitch, a_count, b_count);
   }
-  TransposeRange<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
+  // Measured (transposed_kernel/AVX3, eltwise bench): whole-row stores win for int8 (4 rounds
+  // of interleaves, where three block extracts per vector weigh most) unless the band's input
+  // rows alias in L1 (the group's L-column steps would re-read evicted lines), and for 2- and
+  // 4-byte elements when input rows are a page or more apart (with their prefetches); 128-bit
+  // block stores win for these in cache and for 8-byte elements.
+  const bool far_rows = (in_stride < 0 ? -in_stride : in_stride) >= 4096;
+  if constexpr (sizeof(T) == 1) {
+    if (!InputRowsAlias(in_stride, hn::MaxLanes(FullTag<Op>()))) {
+      return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
+    }
+  } else if constexpr (sizeof(T) <= 4) {
+    if (far_rows) {
+      return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
+    }
+  }
+  TransposeRangeInBlocks<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
 }
 
 // Every second element with ConcatEven on pairs of vectors. A vector pair reads up to the odd
