@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -564,6 +565,12 @@ TEST(CpuLayouts, OneCompiledOperatorFromManyThreads) {
 TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
   constexpr size_t kGuard = 64;
   const std::vector<std::byte> sentinels(4096, kSentinel);  // longer than any run compared
+  // Inputs per type, made once: with a padded pitch, and with a 4 KiB pitch.
+  std::map<DataType, std::vector<std::byte>> inputs, wide_inputs;
+  for (DataType type : AllTypes()) {
+    inputs[type] = MixedInputs(type, (130 + 5) * 130, 17);
+    wide_inputs[type] = MixedInputs(type, 4096 / ElementSize(type) * 130, 19);
+  }
   for (const NamedKernelTable& table : AvailableKernelTables()) {
     for (Function f : AllFunctions()) {
       for (DataType type : AllTypes()) {
@@ -571,8 +578,8 @@ TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
         const ContiguousKernel ref = ReferenceKernels().Contiguous(f, type);
         const TransposedKernel kernel = table.table->Transposed(f, type);
         const size_t lanes = 16 / esize;  // one 128-bit block
-        const std::vector<std::byte> input = MixedInputs(type, (130 + 5) * 130, 17);
-        const std::vector<std::byte> wide_input = MixedInputs(type, 4096 / esize * 130, 19);
+        const std::vector<std::byte>& input = inputs[type];
+        const std::vector<std::byte>& wide_input = wide_inputs[type];
         for (size_t a_count : {size_t{3}, lanes, lanes + 1, size_t{33}, size_t{130}}) {
           // Input rows b: one block's, and 2 and 4 blocks' (256- and 512-bit vectors) with
           // the last vector shifted back, and a whole int8 tile and more.

@@ -516,9 +516,10 @@ HWY_INLINE void TransposeToRows(D d, const std::byte* in, ptrdiff_t in_stride, s
 
 // Prefetches `bytes` <= 64 from each of `rows` rows (one or two cache lines each).
 HWY_INLINE void PrefetchRows(const std::byte* p, ptrdiff_t stride, size_t rows, size_t bytes) {
-  for (size_t r = 0; r < rows; ++r, p += stride) {
-    hwy::Prefetch(p);
-    if ((reinterpret_cast<uintptr_t>(p) & 63) + bytes > 64) hwy::Prefetch(p + bytes - 1);
+  for (size_t r = 0; r < rows; ++r) {
+    const std::byte* row = p + static_cast<ptrdiff_t>(r) * stride;  // never past the last row
+    hwy::Prefetch(row);
+    if ((reinterpret_cast<uintptr_t>(row) & 63) + bytes > 64) hwy::Prefetch(row + bytes - 1);
   }
 }
 
