@@ -413,9 +413,11 @@ void PatternFill(std::byte* out, size_t bytes, const std::byte* pattern) {
 
 // ---------------------------------------------------------------------------------------------
 // Transposed tiles (KernelTable::transposed): L x L blocks, L = 16 / sizeof(T), one per 128-bit
-// block of the vectors that hold L input rows, transposed in registers by log2(L) rounds of
+// block of vectors that hold L input rows, transposed in registers by log2(L) rounds of
 // InterleaveLower/InterleaveUpper at doubling lane widths; the op is applied to each transposed
-// vector, whose blocks are stored along the output's packed rows. Blocks at the far edges are
+// vector, stored whole along one output row (TransposeRangeToRows: the blocks come from input
+// rows L apart) or a block at a time along L output rows (TransposeRangeInBlocks: the blocks are
+// one input row's consecutive elements); TransposedVector picks one. Vectors at the far edges are
 // shifted back to end exactly at the tile's edge (they recompute a few elements; input and output
 // do not overlap, so this is exact). Tiles narrower than L fall back to the scalar functor. Not on
 // the scalar target (one lane) nor SVE (whose 128-bit interleaves this code does not use).
