@@ -137,15 +137,15 @@ TEST(CpuKernelTables, ContiguousAndStreamingMatchReferenceAtEveryLengthAndOffset
   }
 }
 
-// The copy kernels (Round on integers) of every table switch from a vector loop to memmove above
-// 64 KiB: lengths around that limit, at every element size, out of place at odd offsets and in
+// The copy kernels (Round on integers) of every table switch from a vector loop to memmove at
+// 32 KiB: lengths around that limit, at every element size, out of place at odd offsets and in
 // place. Partial overlaps of copies are covered through the API (InPlaceAndPartialOverlap).
 TEST(CpuKernelTables, CopyKernelsAroundTheVectorLoopLimit) {
   for (const NamedKernelTable& table : AvailableKernelTables()) {
     for (DataType type :
          {DataType::kUInt8, DataType::kInt16, DataType::kUInt32, DataType::kInt64}) {
       const size_t esize = ElementSize(type);
-      const size_t limit = (size_t{64} << 10) / esize;
+      const size_t limit = (size_t{32} << 10) / esize;
       const std::vector<std::byte> input = MixedInputs(type, limit + 80, 3);
       const ContiguousKernel kernel =
           table.table->Contiguous(Function::kRoundHalvesToNearestEven, type);
