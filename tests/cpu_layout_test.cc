@@ -11,12 +11,20 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "core/function.h"
 #include "core/plan.h"
@@ -631,29 +639,88 @@ TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
   }
 }
 
-// The stride-2 compaction of every table and element size: lengths around the vector widths,
-// an input of exactly 2n - 1 elements (its own allocation, so a read past it is caught by the
-// sanitizer builds), guard bytes around the output.
-TEST(CpuKernelTables, CompactEvenAtEveryLength) {
+// Bytes that end where an inaccessible page begins (POSIX: mmap and mprotect), so that a read
+// past End() faults; elsewhere a heap allocation of exactly `bytes` (the sanitizer builds catch a
+// read past it).
+class BytesBeforeGuardPage {
+ public:
+  explicit BytesBeforeGuardPage(size_t bytes) {
+#if defined(__unix__) || defined(__APPLE__)
+    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    span_ = (bytes + page - 1) / page * page + page;
+    void* base = mmap(nullptr, span_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) std::abort();
+    base_ = static_cast<std::byte*>(base);
+    end_ = base_ + span_ - page;
+    if (mprotect(end_, page, PROT_NONE) != 0) std::abort();
+#else
+    heap_ = std::make_unique<std::byte[]>(bytes);
+    end_ = heap_.get() + bytes;
+#endif
+  }
+  ~BytesBeforeGuardPage() {
+#if defined(__unix__) || defined(__APPLE__)
+    munmap(base_, span_);
+#endif
+  }
+  BytesBeforeGuardPage(const BytesBeforeGuardPage&) = delete;
+  BytesBeforeGuardPage& operator=(const BytesBeforeGuardPage&) = delete;
+  std::byte* End() const { return end_; }
+
+ private:
+  std::byte* base_ = nullptr;
+  size_t span_ = 0;
+  std::unique_ptr<std::byte[]> heap_;
+  std::byte* end_ = nullptr;
+};
+
+// The gathered kernels (input stride 2, 3, 4 elements) of every table, function and type against
+// the reference functor element by element: every length up to 200 and two long ones, the input's
+// last element the last byte before a guard page (a read past in[k * (n - 1)] faults), inputs
+// and outputs at odd byte addresses, guard bytes around the output.
+TEST(CpuKernelTables, GatheredAtEveryLengthWithinItsInput) {
   constexpr size_t kGuard = 64;
+  std::vector<size_t> lengths(201);
+  std::iota(lengths.begin(), lengths.end(), size_t{0});
+  lengths.push_back(1000);
+  lengths.push_back(4099);
+  const size_t max_n = lengths.back();
   for (const NamedKernelTable& table : AvailableKernelTables()) {
-    for (size_t log = 0; log < 4; ++log) {
-      const size_t esize = size_t{1} << log;
-      for (size_t n : {size_t{1}, size_t{2}, size_t{7}, size_t{8}, size_t{9}, size_t{15},
-                       size_t{16}, size_t{17}, size_t{31}, size_t{32}, size_t{33}, size_t{63},
-                       size_t{64}, size_t{65}, size_t{129}, size_t{1000}}) {
-        SCOPED_TRACE(std::string(table.name) + " size " + std::to_string(esize) +
-                     " n=" + std::to_string(n));
-        const std::vector<std::byte> source = RandomBytes((2 * n - 1) * esize, n + log);
-        auto input = std::make_unique<std::byte[]>(source.size());
-        std::memcpy(input.get(), source.data(), source.size());
-        std::vector<std::byte> buffer(2 * kGuard + n * esize, kSentinel);
-        table.table->compact_even[log](input.get(), buffer.data() + kGuard, n);
-        for (size_t i = 0; i < buffer.size(); ++i) {
-          const bool inside = i >= kGuard && i < kGuard + n * esize;
-          const size_t o = i - kGuard;
-          const std::byte want = inside ? source[(o / esize) * 2 * esize + o % esize] : kSentinel;
-          ASSERT_EQ(buffer[i], want) << "buffer byte " << i;
+    for (DataType type : AllTypes()) {
+      const size_t esize = ElementSize(type);
+      for (size_t k = kMinGatherStride; k <= kMaxGatherStride; ++k) {
+        const size_t max_in = (k * (max_n - 1) + 1) * esize + 1;
+        BytesBeforeGuardPage storage(max_in);
+        const std::vector<std::byte> values = MixedInputs(type, max_in / esize + 1, k);
+        std::memcpy(storage.End() - max_in, values.data(), max_in);
+        for (Function f : AllFunctions()) {
+          const GatheredKernel kernel = table.table->Gathered(f, type, k);
+          ASSERT_NE(kernel, nullptr);
+          const ContiguousKernel ref = ReferenceKernels().Contiguous(f, type);
+          // (input end before the guard page, output shift): aligned, then odd addresses.
+          for (const auto& [in_gap, out_shift] : {std::pair<size_t, size_t>{0, 0}, {1, 3}}) {
+            for (size_t n : lengths) {
+              SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(f)) + " " +
+                           std::string(Name(type)) + " stride " + std::to_string(k) +
+                           " n=" + std::to_string(n) + " in_gap " + std::to_string(in_gap));
+              const size_t in_bytes = n == 0 ? 0 : (k * (n - 1) + 1) * esize;
+              const std::byte* in = storage.End() - in_gap - in_bytes;
+              std::vector<std::byte> buffer(2 * kGuard + out_shift + n * esize, kSentinel);
+              std::byte* out = buffer.data() + kGuard + out_shift;
+              kernel(in, out, n);
+              for (size_t i = 0; i < kGuard + out_shift; ++i) {
+                ASSERT_EQ(buffer[i], kSentinel) << "wrote before the output";
+              }
+              for (size_t i = kGuard + out_shift + n * esize; i < buffer.size(); ++i) {
+                ASSERT_EQ(buffer[i], kSentinel) << "wrote past the output";
+              }
+              for (size_t i = 0; i < n; ++i) {
+                std::byte want[8];
+                ref(in + k * i * esize, want, 1);
+                ASSERT_TRUE(SameResult(type, want, out + i * esize)) << "element " << i;
+              }
+            }
+          }
         }
       }
     }

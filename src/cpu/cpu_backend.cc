@@ -40,6 +40,8 @@ constexpr uint64_t kParallelBytes = uint64_t{512} << 10;
 constexpr uint64_t kTaskBytes = uint64_t{128} << 10;
 // Elements per gathered row piece and rows per tile of the gathered path.
 constexpr size_t kGatherBytes = 2048;
+// Output bytes per task of the fused gathered kernel (input stride 2-4 elements, no staging).
+constexpr size_t kFusedGatherBytes = size_t{32} << 10;
 constexpr size_t kTileRows = 128;
 // Columns per tile when a transposed input is gathered tile by tile (kTileRows x kTileColumns).
 constexpr size_t kTileColumns = 128;
@@ -305,8 +307,11 @@ void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* 
 
 // ---- gathered and other transposed layouts ------------------------------------------------------
 
-// Iteration: outer dims [0, rank-2), then tiles of kTileRows along dim rank-2 ("a") by `piece`
-// elements along the innermost dim ("b"). Each task is one (outer index, a-tile, b-piece).
+// Iteration: outer dims [0, rank-2), then tiles of `tile_rows` along dim rank-2 ("a") by `piece`
+// elements along the innermost dim ("b"). Each task is one (outer index, a-tile, b-piece). An
+// input stride of 2-4 elements into a packed output runs the table's gathered kernel straight
+// from input to output (no staging), in tasks of about kFusedGatherBytes of output; other
+// strides gather a kGatherBytes piece into a buffer, run the contiguous kernel and scatter.
 void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* input,
                  std::byte* output, int threads) {
   const size_t esize = plan.element_size;
@@ -321,9 +326,24 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   const ptrdiff_t in_a = a_dim >= 0 ? plan.input_strides[a_dim] * static_cast<ptrdiff_t>(esize) : 0;
   const ptrdiff_t out_a =
       a_dim >= 0 ? plan.output_strides[a_dim] * static_cast<ptrdiff_t>(esize) : 0;
-  const size_t piece = kGatherBytes / esize;
+  const bool packed_out = out_b == static_cast<ptrdiff_t>(esize);
+  // A transposed input that is not packed along `a` or an output not packed along `b`: gather
+  // whole tiles reading along `a`, so every input cache line is used once per tile instead of once
+  // per row.
+  const bool transpose = plan.layout == Layout::kTransposed;
+  const GatheredKernel fused =
+      !transpose && packed_out && in_b > 0 && in_b % static_cast<ptrdiff_t>(esize) == 0
+          ? table.Gathered(plan.function, plan.type, static_cast<size_t>(in_b) / esize)
+          : nullptr;
+  const size_t piece = (fused != nullptr ? kFusedGatherBytes : kGatherBytes) / esize;
   const uint64_t b_pieces = (b_size + piece - 1) / piece;
-  const uint64_t a_tiles = (a_size + kTileRows - 1) / kTileRows;
+  // Short rows: several per fused task, up to about kFusedGatherBytes of output.
+  const uint64_t tile_rows =
+      fused != nullptr
+          ? std::clamp<uint64_t>(kFusedGatherBytes / (std::min<uint64_t>(piece, b_size) * esize), 1,
+                                 kTileRows)
+          : kTileRows;
+  const uint64_t a_tiles = (a_size + tile_rows - 1) / tile_rows;
   const uint64_t b_tiles = (b_size + kTileColumns - 1) / kTileColumns;
   const ContiguousKernel kernel = table.Contiguous(plan.function, plan.type);
   const GatherFn gather =
@@ -331,14 +351,6 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   const ScatterFn scatter =
       WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
   const bool packed_in = in_b == static_cast<ptrdiff_t>(esize);
-  const CompactEvenKernel compact_even =
-      table.compact_even[static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(esize)))];
-  const bool packed_out = out_b == static_cast<ptrdiff_t>(esize);
-
-  // A transposed input that is not packed along `a` or an output not packed along `b`: gather
-  // whole tiles reading along `a`, so every input cache line is used once per tile instead of once
-  // per row.
-  const bool transpose = plan.layout == Layout::kTransposed;
   const TileGatherFn tile_gather =
       WithElementType(esize, [](auto u) -> TileGatherFn { return &TileGather<decltype(u)>; });
 
@@ -378,17 +390,18 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
     const RowWalker walk(plan, outer, input, output, o);
     const uint64_t b0 = b_piece * piece;
     const size_t count = static_cast<size_t>(std::min<uint64_t>(piece, b_size - b0));
-    const uint64_t a_end = std::min(a_size, (a_tile + 1) * kTileRows);
-    for (uint64_t a = a_tile * kTileRows; a < a_end; ++a) {
+    const uint64_t a_end = std::min(a_size, (a_tile + 1) * tile_rows);
+    for (uint64_t a = a_tile * tile_rows; a < a_end; ++a) {
       const std::byte* in =
           walk.in + static_cast<ptrdiff_t>(a) * in_a + static_cast<ptrdiff_t>(b0) * in_b;
       std::byte* out =
           walk.out + static_cast<ptrdiff_t>(a) * out_a + static_cast<ptrdiff_t>(b0) * out_b;
+      if (fused != nullptr) {
+        fused(in, out, count);
+        continue;
+      }
       const std::byte* src = in;
-      if (in_b == 2 * static_cast<ptrdiff_t>(esize)) {
-        compact_even(in, gathered, count);
-        src = gathered;
-      } else if (!packed_in) {
+      if (!packed_in) {
         gather(in, in_b, gathered, count);
         src = gathered;
       }
