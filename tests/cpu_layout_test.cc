@@ -10,6 +10,7 @@
 // reference table, independently of the planner and the CPU driver.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -319,6 +320,9 @@ std::vector<LayoutCase> LayoutCases(DataType t) {
       {"padded rows", t, {37, 101}, {109, 1}, {113, 1}},
       {"strided inner", t, {5, 300}, {900, 3}, {}},
       {"every second", t, {5, 301}, {700, 2}, {}},
+      {"every third", t, {5, 301}, {1000, 3}, {}},
+      {"every fourth, rows reversed", t, {5, 301}, {-1300, 4}, {}},
+      {"every third, short rows", t, {900, 7}, {21, 3}, {}},
       {"every second, strided output", t, {4, 77}, {160, 2}, {1, 4}},
       {"strided output inner", t, {5, 300}, {}, {600, 2}},
       {"negative inner", t, {7, 333}, {333, -1}, {}},
@@ -778,6 +782,66 @@ TEST(CpuLayouts, TransposedPlansOnEveryTable) {
             for (size_t b = 0; b < output.size(); b += esize) {
               ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b))
                   << "output byte offset " << b;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Gathered plans (input strides 2, 3, 4 elements into a packed output: the tables' gathered
+// kernels) through every kernel table, 1 and 2 threads: vectors, long and short rows (several
+// rows per task), rows walked backwards, and for the best table sizes that take the thread pool
+// with many tasks; against the element-by-element reference walk.
+TEST(CpuLayouts, GatheredPlansOnEveryTable) {
+  const std::vector<NamedKernelTable> tables = AvailableKernelTables();
+  for (const NamedKernelTable& table : tables) {
+    for (DataType type : AllTypes()) {
+      const size_t esize = ElementSize(type);
+      const auto k_cases = [&](int64_t k) {
+        const auto ku = static_cast<uint64_t>(k);
+        std::vector<std::pair<std::vector<uint64_t>, std::vector<int64_t>>> cases = {
+            {{2}, {k}},
+            {{1001}, {k}},
+            {{7, 333}, {333 * k + 5, k}},
+            {{300, 9}, {9 * k + 2, k}},
+            {{4, 6000}, {-6000 * k, k}},
+        };
+        if (&table == &tables.back()) {  // above the parallel grain: tasks of whole pieces
+          const uint64_t elements = (uint64_t{600} << 10) / esize;
+          cases.push_back({{elements}, {k}});
+          cases.push_back({{3, elements / 3}, {static_cast<int64_t>(elements / 3 * ku + 1), k}});
+        }
+        return cases;
+      };
+      for (int64_t k = kMinGatherStride; k <= static_cast<int64_t>(kMaxGatherStride); ++k) {
+        for (const auto& [sizes, in_strides] : k_cases(k)) {
+          for (Function f :
+               {Function::kSignNanZero, Function::kRoundTowardInfinity, Function::kRoundDown}) {
+            const Function planned = Planned(f, type);
+            const TensorDesc in_desc = Desc(type, sizes, in_strides);
+            const TensorDesc out_desc = Desc(type, sizes, {});
+            const Plan plan = MakePlan(planned, in_desc, out_desc, 1, 1);
+            ASSERT_EQ(plan.layout, Layout::kGathered);
+            const std::vector<std::byte> input =
+                MixedInputs(type, in_desc.total_tensor_size_in_bytes / esize + 1, 3);
+            std::vector<std::byte> want(out_desc.total_tensor_size_in_bytes, kSentinel);
+            const ContiguousKernel ref = ReferenceKernels().Contiguous(planned, type);
+            ForEachElement(
+                sizes, in_strides, PackedStrides(sizes), esize,
+                [&](uint64_t i, uint64_t o) { ref(input.data() + i, want.data() + o, 1); });
+            for (int threads : {1, 2}) {
+              SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(planned)) + " " +
+                           std::string(Name(type)) + " stride " + std::to_string(k) + " rows " +
+                           std::to_string(sizes.size() > 1 ? sizes[0] : 1) +
+                           " threads=" + std::to_string(threads));
+              std::vector<std::byte> output(out_desc.total_tensor_size_in_bytes, kSentinel);
+              RunPlanWithTable(*table.table, plan, input.data(), output.data(), threads);
+              for (size_t b = 0; b < output.size(); b += esize) {
+                ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b))
+                    << "output byte offset " << b;
+              }
             }
           }
         }
