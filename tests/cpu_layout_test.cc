@@ -718,10 +718,17 @@ TEST(CpuKernelTables, GatheredAtEveryLengthWithinItsInput) {
               for (size_t i = kGuard + out_shift + n * esize; i < buffer.size(); ++i) {
                 ASSERT_EQ(buffer[i], kSentinel) << "wrote past the output";
               }
+              // The reference over a packed copy of the elements the kernel should read.
+              std::vector<std::byte> picked(n * esize), want(n * esize);
               for (size_t i = 0; i < n; ++i) {
-                std::byte want[8];
-                ref(in + k * i * esize, want, 1);
-                ASSERT_TRUE(SameResult(type, want, out + i * esize)) << "element " << i;
+                std::memcpy(picked.data() + i * esize, in + k * i * esize, esize);
+              }
+              ref(picked.data(), want.data(), n);
+              if (std::memcmp(want.data(), out, n * esize) != 0) {  // NaN payloads may differ
+                for (size_t i = 0; i < n; ++i) {
+                  ASSERT_TRUE(SameResult(type, want.data() + i * esize, out + i * esize))
+                      << "element " << i;
+                }
               }
             }
           }
@@ -809,7 +816,7 @@ TEST(CpuLayouts, GatheredPlansOnEveryTable) {
             {{4, 6000}, {-6000 * k, k}},
         };
         if (&table == &tables.back()) {  // above the parallel grain: tasks of whole pieces
-          const uint64_t elements = (uint64_t{600} << 10) / esize;
+          const uint64_t elements = (uint64_t{300} << 10) / esize;
           cases.push_back({{elements}, {k}});
           cases.push_back({{3, elements / 3}, {static_cast<int64_t>(elements / 3 * ku + 1), k}});
         }
@@ -819,6 +826,8 @@ TEST(CpuLayouts, GatheredPlansOnEveryTable) {
         for (const auto& [sizes, in_strides] : k_cases(k)) {
           for (Function f :
                {Function::kSignNanZero, Function::kRoundTowardInfinity, Function::kRoundDown}) {
+            const bool large = sizes.back() > 10000;
+            if (large && f != Function::kSignNanZero) continue;  // one function is enough there
             const Function planned = Planned(f, type);
             const TensorDesc in_desc = Desc(type, sizes, in_strides);
             const TensorDesc out_desc = Desc(type, sizes, {});
@@ -832,6 +841,7 @@ TEST(CpuLayouts, GatheredPlansOnEveryTable) {
                 sizes, in_strides, PackedStrides(sizes), esize,
                 [&](uint64_t i, uint64_t o) { ref(input.data() + i, want.data() + o, 1); });
             for (int threads : {1, 2}) {
+              if (large && threads == 1) continue;
               SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(planned)) + " " +
                            std::string(Name(type)) + " stride " + std::to_string(k) + " rows " +
                            std::to_string(sizes.size() > 1 ? sizes[0] : 1) +
