@@ -6,8 +6,10 @@
 //   transposed   input packed along dim rank-2, output along rank-1: tiles through the table's
 //                transposed kernel (transposed in registers, the function applied on the way);
 //                other strides of a transposed layout take the gathered path's tiles;
-//   gathered     the innermost dim is strided: tiles of rows are gathered into a small buffer, run
-//                through the contiguous kernel and stored (scattered if the output is strided).
+//   gathered     the innermost dim is strided: an input stride of 2-4 elements into a packed
+//                output runs the table's gathered kernel (de-interleaved in registers); otherwise
+//                tiles of rows are gathered into a small buffer, run through the contiguous
+//                kernel and stored (scattered if the output is strided).
 // Partial overlap of input and output: as the plan's overlap_staging says: walks that rise with the
 // linear index go through bounded chunks (Note [bounded overlap of rising walks]), in windows of
 // chunks with threads; other walks copy the input span first.
