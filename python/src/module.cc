@@ -62,12 +62,7 @@ std::string Repr(py::handle h) { return py::repr(h).cast<std::string>(); }
 // Options
 
 Place ParseDevice(const std::string& device) {
-  if (device == "cpu") return {DeviceKind::kCpu, 0};
-  if (device == "cuda") return {DeviceKind::kCuda, 0};
-  if (device.rfind("cuda:", 0) == 0 && device.size() > 5 && device.size() <= 9 &&
-      device.find_first_not_of("0123456789", 5) == std::string::npos) {
-    return {DeviceKind::kCuda, std::stoi(device.substr(5))};
-  }
+  if (std::optional<Place> place = ParsePlace(device)) return *place;
   throw py::value_error("device is '" + device + "'; it must be 'cpu', 'cuda' or 'cuda:N'");
 }
 
@@ -337,10 +332,6 @@ Arguments ParseArguments(const char* function, PyObject* option_name, PyObject* 
   if (a.x == nullptr) throw py::type_error(f + "() missing required argument 'x'");
   return a;
 }
-
-// Below this many bytes moved (in + out) the GIL stays held: releasing and taking it back costs
-// more than other threads could gain (bench/python_vs_numpy.py, 1 Ki elements).
-constexpr uint64_t kReleaseGilBytes = uint64_t{64} << 10;
 
 // A contiguous NumPy array (C or Fortran order) on the host at the extended level, and an out
 // that is absent or a contiguous array of the same dtype, shape and order that is x or shares no

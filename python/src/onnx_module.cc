@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "binding_rules.h"
 #include "eltwise/device.h"
 #include "onnx/onnx_frontend.h"
 
@@ -37,6 +38,9 @@ namespace {
 using onnx_frontend::HostTensor;
 using onnx_frontend::Model;
 using onnx_frontend::NamedTensor;
+using python::BuiltinDataType;
+using python::BuiltinTypeNum;
+using python::kReleaseGilBytes;
 
 [[noreturn]] void Raise(const Status& status) {
   PyErr_SetString(status.code() == StatusCode::kIoError ? PyExc_OSError : PyExc_ValueError,
@@ -61,13 +65,11 @@ const Device& DeviceNamed(const std::string& name) {
   static std::map<std::string, Device> devices;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = devices.find(name); it != devices.end()) return it->second;
-  Expected<Device> device = InvalidArgument("unknown device '" + name + "'; use 'cpu' or 'cuda:N'");
-  if (name == "cpu") {
-    device = Device::Cpu();
-  } else if (name.rfind("cuda:", 0) == 0 && name.size() > 5 && name.size() < 9 &&
-             name.find_first_not_of("0123456789", 5) == std::string::npos) {
-    device = Device::Cuda(CudaOptions{.ordinal = std::stoi(name.substr(5))});
+  const std::optional<python::Place> place = python::ParsePlace(name);
+  if (!place || place->kind != DeviceKind::kCuda) {
+    Raise(InvalidArgument("unknown device '" + name + "'; use 'cpu' or 'cuda:N'"));
   }
+  Expected<Device> device = Device::Cuda(CudaOptions{.ordinal = place->ordinal});
   return devices.emplace(name, Value(std::move(device))).first->second;
 }
 
@@ -104,70 +106,6 @@ HostTensor ToHost(const std::string& name, const py::handle& object) {
   t.data.resize(array.attr("nbytes").cast<size_t>());  // NumPy 2 dtypes: not py::array::nbytes
   if (!t.data.empty()) std::memcpy(t.data.data(), DataOf(array), t.data.size());
   return t;
-}
-
-// The eltwise type of a built-in NumPy dtype; nullopt for others (ml_dtypes' bfloat16 included,
-// which ToHost handles).
-std::optional<DataType> BuiltinType(int type_num) {
-  switch (type_num) {
-    case NPY_HALF:
-      return DataType::kFloat16;
-    case NPY_FLOAT:
-      return DataType::kFloat32;
-    case NPY_DOUBLE:
-      return DataType::kFloat64;
-    case NPY_BYTE:
-      return DataType::kInt8;
-    case NPY_UBYTE:
-      return DataType::kUInt8;
-    case NPY_SHORT:
-      return DataType::kInt16;
-    case NPY_USHORT:
-      return DataType::kUInt16;
-    case NPY_INT:
-      return DataType::kInt32;
-    case NPY_UINT:
-      return DataType::kUInt32;
-    case NPY_LONG:
-      return sizeof(long) == 8 ? DataType::kInt64 : DataType::kInt32;
-    case NPY_ULONG:
-      return sizeof(long) == 8 ? DataType::kUInt64 : DataType::kUInt32;
-    case NPY_LONGLONG:
-      return DataType::kInt64;
-    case NPY_ULONGLONG:
-      return DataType::kUInt64;
-    default:
-      return std::nullopt;
-  }
-}
-
-int BuiltinTypeNum(DataType type) {
-  switch (type) {
-    case DataType::kFloat16:
-      return NPY_HALF;
-    case DataType::kFloat32:
-      return NPY_FLOAT;
-    case DataType::kFloat64:
-      return NPY_DOUBLE;
-    case DataType::kInt8:
-      return NPY_INT8;
-    case DataType::kUInt8:
-      return NPY_UINT8;
-    case DataType::kInt16:
-      return NPY_INT16;
-    case DataType::kUInt16:
-      return NPY_UINT16;
-    case DataType::kInt32:
-      return NPY_INT32;
-    case DataType::kUInt32:
-      return NPY_UINT32;
-    case DataType::kInt64:
-      return NPY_INT64;
-    case DataType::kUInt64:
-      return NPY_UINT64;
-    default:
-      return -1;  // bfloat16: ml_dtypes
-  }
 }
 
 // The graph inputs of one run as the front end reads them, and what keeps their memory alive.
@@ -215,7 +153,7 @@ class RunInputs {
   static bool Borrow(py::handle object, Entry* e, onnx_frontend::InputView* view) {
     if (!PyArray_Check(object.ptr())) return false;
     auto* array = reinterpret_cast<PyArrayObject*>(object.ptr());
-    const std::optional<DataType> type = BuiltinType(PyArray_TYPE(array));
+    const std::optional<DataType> type = BuiltinDataType(PyArray_TYPE(array));
     const int rank = PyArray_NDIM(array);
     if (!type || !PyArray_ISCARRAY_RO(array) || !PyArray_ISNOTSWAPPED(array) || rank > kMaxRank) {
       return false;
@@ -231,10 +169,6 @@ class RunInputs {
   std::vector<Entry> entries_;
   std::vector<onnx_frontend::InputView> views_;
 };
-
-// Inputs of at least this many bytes in all are run without the GIL (a run of fewer takes about
-// as long as releasing and taking back the GIL).
-constexpr uint64_t kReleaseGilBytes = 64 * 1024;
 
 // A new, uninitialised array for a graph output.
 py::object NewArray(DataType type, std::span<const uint64_t> shape) {
@@ -309,7 +243,7 @@ PYBIND11_MODULE(_onnx, m) {
             // The GIL is released for the run when the inputs are large enough for other threads
             // to gain from it (as NumPy's loops do); for small ones releasing and taking it back
             // would cost more than the run.
-            const bool release_gil = run_inputs.bytes() >= kReleaseGilBytes;
+            const bool release_gil = 2 * run_inputs.bytes() >= kReleaseGilBytes;  // read + written
             auto allocate = [&](size_t k, DataType type, std::span<const uint64_t> shape) {
               std::optional<py::gil_scoped_acquire> gil;
               if (release_gil) gil.emplace();

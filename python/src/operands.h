@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "binding_rules.h"
 #include "dlpack.h"
 #include "eltwise/eltwise.h"
 
@@ -22,13 +23,6 @@ namespace py = pybind11;
 extern py::module_* g_numpy;
 
 extern const char* const kSupportedTypes;  // "eltwise supports float32, ..."
-
-// Where an operand's memory is: host memory is {kCpu, 0}.
-struct Place {
-  DeviceKind kind = DeviceKind::kCpu;
-  int ordinal = 0;
-  bool operator==(const Place& o) const { return kind == o.kind && ordinal == o.ordinal; }
-};
 
 std::string Text(const Place& p);  // "cpu", "cuda:N"
 

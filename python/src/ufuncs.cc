@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "binding_rules.h"
 #include "core/function.h"
 #include "core/op_registry.h"
 #include "runner.h"
@@ -30,34 +31,6 @@ void Loop(char** args, const npy_intp* dims, const npy_intp* steps, void* data) 
           reinterpret_cast<std::byte*>(args[1]), steps[1], static_cast<uint64_t>(dims[0]),
           DefaultThreads());
 }
-
-// The built-in NumPy types with a loop, in NumPy's usual order (NumPy picks the first loop an
-// input casts to safely). long and long long are distinct type numbers of the same size.
-struct BuiltinType {
-  int type_num;
-  DataType type;
-};
-constexpr DataType SignedOfSize(size_t size) {
-  return size == 8 ? DataType::kInt64 : size == 4 ? DataType::kInt32 : DataType::kInt16;
-}
-constexpr DataType UnsignedOfSize(size_t size) {
-  return size == 8 ? DataType::kUInt64 : size == 4 ? DataType::kUInt32 : DataType::kUInt16;
-}
-constexpr std::array<BuiltinType, 13> kBuiltinTypes = {{
-    {NPY_BYTE, DataType::kInt8},
-    {NPY_UBYTE, DataType::kUInt8},
-    {NPY_SHORT, DataType::kInt16},
-    {NPY_USHORT, DataType::kUInt16},
-    {NPY_INT, SignedOfSize(sizeof(int))},
-    {NPY_UINT, UnsignedOfSize(sizeof(unsigned))},
-    {NPY_LONG, SignedOfSize(sizeof(long))},
-    {NPY_ULONG, UnsignedOfSize(sizeof(unsigned long))},
-    {NPY_LONGLONG, SignedOfSize(sizeof(long long))},
-    {NPY_ULONGLONG, UnsignedOfSize(sizeof(unsigned long long))},
-    {NPY_HALF, DataType::kFloat16},
-    {NPY_FLOAT, DataType::kFloat32},
-    {NPY_DOUBLE, DataType::kFloat64},
-}};
 
 // Each op's ufunc names: prefix + option value name. A new op without a specialization does not
 // compile here.
@@ -120,9 +93,7 @@ PyObject* MakeUfunc(const Ufunc& u) {
 
 std::optional<DataType> TypeOfDescr(const PyArray_Descr* descr) {
   const int num = descr->type_num;
-  for (const BuiltinType& t : kBuiltinTypes) {
-    if (t.type_num == num) return t.type;
-  }
+  if (std::optional<DataType> type = BuiltinDataType(num)) return type;
   if (num == g_bfloat16_type_num && num >= 0) return DataType::kBFloat16;
   return std::nullopt;
 }

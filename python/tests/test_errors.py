@@ -143,6 +143,9 @@ def test_out_errors():
         (dict(device="tpu"), "device is 'tpu'; it must be 'cpu', 'cuda' or 'cuda:N'"),
         (dict(device="cuda:x"), "device is 'cuda:x'"),
         (dict(device="CPU"), "device is 'CPU'"),
+        (dict(device="cuda:"), "device is 'cuda:'"),
+        (dict(device="cuda:12345"), "device is 'cuda:12345'"),
+        (dict(device="cuda:+1"), "device is 'cuda:+1'"),
     ],
 )
 def test_bad_sign_options(kwargs, message):

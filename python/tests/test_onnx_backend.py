@@ -493,8 +493,9 @@ def test_front_end_reports_its_own_messages():
         with pytest.raises(ValueError) as e:
             m.run(inputs)
         assert str(e.value) == message
-    with pytest.raises(ValueError, match="unknown device 'tpu'"):
-        m.run({"x": good}, "tpu")
+    for device in ("tpu", "CPU", "cuda:", "cuda:x1", "cuda:12345", "cuda:-1"):
+        with pytest.raises(ValueError, match=f"^unknown device '{device}'; use 'cpu' or 'cuda:N'$"):
+            m.run({"x": good}, device)
     assert m.compile_count == 0  # nothing was compiled for rejected runs
     assert_bits_equal(m.run({"x": np.array([[-3.0], [np.nan]], ">f4")})[0],
                       np.array([[-1.0], [np.nan]], np.float32))
