@@ -623,6 +623,9 @@ void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, 
 // kept one, so vectors stop at element n - 1 (the last one shifted back to end there: it
 // recomputes a few outputs from the same inputs, which is exact as input and output do not
 // overlap) and the last element goes through the functor: nothing past in[k * (n - 1)] is read.
+// Highway 1.0.3 has LoadInterleaved2/3/4 for every lane size on every target (SCALAR, EMU128 and
+// SVE included), so every target gets these kernels; ops without a vector form on a target keep
+// the reference loop, as the contiguous kernels do.
 
 template <size_t kStride, class D>
 HWY_INLINE hn::Vec<D> LoadEveryKth(D d, const hn::TFromD<D>* src) {
