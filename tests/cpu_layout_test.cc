@@ -27,6 +27,7 @@
 #include <unistd.h>
 #endif
 
+#include "core/device_state.h"
 #include "core/function.h"
 #include "core/plan.h"
 #include "cpu/cpu_backend.h"
@@ -140,6 +141,30 @@ TEST(CpuKernelTables, ContiguousAndStreamingMatchReferenceAtEveryLengthAndOffset
           CheckKernel(name + " stream", table.table->ContiguousStream(f, type), f, type, input, n,
                       0, true);
         }
+      }
+    }
+  }
+}
+
+// The copy kernels (Round on integers) of every table switch from a vector loop to memmove at
+// 32 KiB: lengths around that limit, at every element size, out of place at odd offsets and in
+// place. Partial overlaps of copies are covered through the API (InPlaceAndPartialOverlap).
+TEST(CpuKernelTables, CopyKernelsAroundTheVectorLoopLimit) {
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (DataType type :
+         {DataType::kUInt8, DataType::kInt16, DataType::kUInt32, DataType::kInt64}) {
+      const size_t esize = ElementSize(type);
+      const size_t limit = (size_t{32} << 10) / esize;
+      const std::vector<std::byte> input = MixedInputs(type, limit + 80, 3);
+      const ContiguousKernel kernel =
+          table.table->Contiguous(Function::kRoundHalvesToNearestEven, type);
+      for (size_t n : {limit - 65, limit - 1, limit, limit + 1, limit + 79}) {
+        for (size_t shift : {size_t{0}, size_t{1}, esize + 3}) {
+          CheckKernel(std::string(table.name), kernel, Function::kRoundHalvesToNearestEven, type,
+                      input, n, shift, false);
+        }
+        CheckKernel(std::string(table.name), kernel, Function::kRoundHalvesToNearestEven, type,
+                    input, n, 0, true);
       }
     }
   }
@@ -499,6 +524,75 @@ TEST(CpuLayouts, InPlaceAndPartialOverlap) {
           CheckOverlap(t, f, {203, 301}, {1, 203}, shift, threads);  // transposed walk
         }
       }
+    }
+  }
+}
+
+// Small contiguous calls go from Execute straight to the kernel (Backend::DirectKernelFor):
+// in place, disjoint at every address phase, and partial overlaps (which take Run's exact path),
+// every function on 1, 2, 4 and 8-byte types; the direct kernel is set exactly for small
+// contiguous plans.
+TEST(CpuLayouts, SmallContiguousDirectPath) {
+  Expected<Device> device = Device::Cpu(CpuOptions{.threads = 2});
+  ASSERT_TRUE(device.ok());
+  for (DataType t : {DataType::kFloat32, DataType::kFloat16, DataType::kInt8, DataType::kInt64}) {
+    const uint64_t small = 4096 / ElementSize(t);
+    const CompiledOperator packed =
+        *Compile(*device, SignDesc{Desc(t, {small}, {}), Desc(t, {small}, {})});
+    EXPECT_NE(packed.state().direct_kernel, nullptr) << Name(t);
+    const uint64_t big = (uint64_t{1} << 20) / ElementSize(t);
+    const CompiledOperator large =
+        *Compile(*device, SignDesc{Desc(t, {big}, {}), Desc(t, {big}, {})});
+    EXPECT_EQ(large.state().direct_kernel, nullptr) << Name(t);
+    const TensorDesc rows = Desc(t, {4, 250}, {256, 1});
+    EXPECT_EQ(Compile(*device, SignDesc{rows, rows})->state().direct_kernel, nullptr);
+    const TensorDesc broadcast = Desc(t, {small}, {0});
+    EXPECT_EQ(Compile(*device, SignDesc{broadcast, Desc(t, {small}, {})})->state().direct_kernel,
+              nullptr);
+
+    const int64_t e = static_cast<int64_t>(ElementSize(t));
+    for (Function f : AllFunctions()) {
+      if (f == Function::kCopy) continue;  // no operator of its own (Round on integers is it)
+      for (uint64_t n : {uint64_t{1}, uint64_t{7}, uint64_t{65}, small - 1, small}) {
+        for (int64_t shift : {int64_t{0}, e, -e, int64_t{1}, -3 * e, static_cast<int64_t>(n) * e,
+                              -static_cast<int64_t>(n) * e - 5}) {
+          CheckOverlap(t, f, {n}, {}, shift, 2);
+        }
+      }
+    }
+  }
+}
+
+// Bindings of a small contiguous operator are checked on every call like any other's: each
+// rejected call names its rule and writes nothing, and a valid call after them runs.
+TEST(CpuLayouts, SmallContiguousDirectPathChecksEveryBinding) {
+  const TensorDesc t = Desc(DataType::kFloat32, {1024}, {});
+  alignas(64) static float in[1024 + 16];
+  alignas(64) static float out[1024 + 16];
+  for (size_t i = 0; i < 1024 + 16; ++i) in[i] = static_cast<float>(i) - 511.5f;
+  for (FeatureLevel level : {FeatureLevel::kExtended, FeatureLevel::k3_0}) {
+    const CompiledOperator op = *Compile(*Device::Cpu({level, 1}), SignDesc{t, t});
+    ASSERT_NE(op.state().direct_kernel, nullptr);
+    std::fill(std::begin(out), std::end(out), 7.0f);
+    auto expect_error = [&](const Status& s, const std::string& fragment) {
+      EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << fragment;
+      EXPECT_NE(s.message().find(fragment), std::string::npos) << s.message();
+    };
+    expect_error(op.Execute({nullptr, 4096}, {out, 4096}), "input binding is null");
+    expect_error(op.Execute({in, 4096}, {nullptr, 4096}), "output binding is null");
+    expect_error(op.Execute({in, 4095}, {out, 4096}), "input binding has 4095 bytes");
+    expect_error(op.Execute({in, 4096}, {out, 4092}), "output binding has 4092 bytes");
+    if (level != FeatureLevel::kExtended) {  // DirectML levels: 16-byte aligned buffers
+      expect_error(op.Execute({in + 1, 4096}, {out, 4096}), "input binding address");
+      expect_error(op.Execute({in, 4096}, {out + 2, 4096}), "output binding address");
+    }
+    for (float v : out) ASSERT_EQ(v, 7.0f);
+    // Misaligned by one element at the extended level (any address), and 16-byte aligned.
+    const size_t shift = level == FeatureLevel::kExtended ? 1 : 4;
+    ASSERT_TRUE(op.Execute({in + shift, 4096}, {out + shift, 4096}).ok());
+    for (size_t i = 0; i < 1024 + 16; ++i) {
+      const float want = i < shift || i >= shift + 1024 ? 7.0f : (in[i] > 0 ? 1.0f : -1.0f);
+      ASSERT_EQ(out[i], want) << i;
     }
   }
 }

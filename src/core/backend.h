@@ -23,6 +23,15 @@ class Backend {
   virtual Status Run(const Plan& plan, const std::byte* input, std::byte* output,
                      Aliasing aliasing) const = 0;
 
+  // Optional fast path for small calls: a function that does all of Run's work for `plan` when
+  // input and output are disjoint or in place (never kPartial), called by
+  // CompiledOperator::Execute after every binding check, as
+  //   kernel(input + plan.input_offset, output + plan.output_offset, plan.element_count).
+  // Asked once per compiled operator and kept with it: the answer must depend on nothing but the
+  // plan and this (immutable) backend, and stay callable while the backend lives. nullptr: Run.
+  using DirectKernel = void (*)(const std::byte* input, std::byte* output, size_t count);
+  virtual DirectKernel DirectKernelFor(const Plan& /*plan*/) const { return nullptr; }
+
   // Device memory (see eltwise::Allocate and friends in device.h).
   virtual Expected<void*> Allocate(uint64_t bytes) const = 0;
   virtual void Free(void* pointer) const = 0;

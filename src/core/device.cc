@@ -104,25 +104,53 @@ Expected<CompiledOperator> Compile(const Device& device, const OperatorDesc& des
       device, desc,
       MakePlan(FunctionOf(desc), input, output, RequiredBindingAlignment(level, input),
                RequiredBindingAlignment(level, output))};
+  state.direct_kernel = device.state().backend->DirectKernelFor(state.plan);
   return internal::CompiledState::MakeCompiled(std::move(state));
 }
 
-Status CompiledOperator::Execute(ConstBinding input, Binding output) const {
-  const Plan& plan = state_->plan;
+namespace {
+
+// Every call but the direct one (see Execute). Out of line so that the direct path stays short.
+[[gnu::noinline]] Status ExecuteGeneral(const internal::CompiledState& state, ConstBinding input,
+                                        Binding output) {
+  const Plan& plan = state.plan;
   if (plan.layout == Layout::kEmpty) return Status::Ok();
   if (!BindingFits(input.data, input.size_in_bytes, plan.input_required_bytes,
                    plan.input_alignment)) {
     return BindingError(input.data, input.size_in_bytes, plan.input_required_bytes,
-                        plan.input_alignment, state_->device.feature_level(), "input");
+                        plan.input_alignment, state.device.feature_level(), "input");
   }
   if (!BindingFits(output.data, output.size_in_bytes, plan.output_required_bytes,
                    plan.output_alignment)) {
     return BindingError(output.data, output.size_in_bytes, plan.output_required_bytes,
-                        plan.output_alignment, state_->device.feature_level(), "output");
+                        plan.output_alignment, state.device.feature_level(), "output");
   }
   const auto* in = static_cast<const std::byte*>(input.data);
   auto* out = static_cast<std::byte*>(output.data);
-  return state_->device.state().backend->Run(plan, in, out, Classify(plan, in, out));
+  return state.device.state().backend->Run(plan, in, out, Classify(plan, in, out));
+}
+
+}  // namespace
+
+// The direct path (a backend's DirectKernelFor this plan, bindings that pass the same checks as
+// ExecuteGeneral's, input and output disjoint or in place) calls the kernel here; everything
+// else, errors included, is ExecuteGeneral's, which checks again and names the failure.
+Status CompiledOperator::Execute(ConstBinding input, Binding output) const {
+  const internal::CompiledState& state = *state_;
+  const Plan& plan = state.plan;
+  if (state.direct_kernel != nullptr &&
+      BindingFits(input.data, input.size_in_bytes, plan.input_required_bytes,
+                  plan.input_alignment) &&
+      BindingFits(output.data, output.size_in_bytes, plan.output_required_bytes,
+                  plan.output_alignment)) {
+    const auto* in = static_cast<const std::byte*>(input.data);
+    auto* out = static_cast<std::byte*>(output.data);
+    if (Classify(plan, in, out) != Aliasing::kPartial) {
+      state.direct_kernel(in + plan.input_offset, out + plan.output_offset, plan.element_count);
+      return Status::Ok();
+    }
+  }
+  return ExecuteGeneral(state, input, output);
 }
 
 Status Execute(const Device& device, const OperatorDesc& desc, ConstBinding input, Binding output) {

@@ -22,6 +22,8 @@ struct CompiledState {
   Device device;
   OperatorDesc desc;
   Plan plan;
+  // The backend's DirectKernelFor(plan), asked once at compile time (both are immutable).
+  Backend::DirectKernel direct_kernel = nullptr;
 
   static CompiledOperator MakeCompiled(CompiledState state);
 };

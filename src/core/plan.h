@@ -115,6 +115,10 @@ inline Aliasing Classify(const Plan& plan, const std::byte* input, const std::by
     return Aliasing::kDisjoint;
   }
   bool same_walk = in_lo + plan.input_offset == out_lo + plan.output_offset;
+  // A contiguous plan walks both tensors with stride 1 (rank 0 or 1): the first elements decide.
+  if (plan.layout == Layout::kContiguous) {
+    return same_walk ? Aliasing::kInPlace : Aliasing::kPartial;
+  }
   for (int i = 0; same_walk && i < plan.rank; ++i) {
     same_walk = plan.input_strides[i] == plan.output_strides[i];
   }

@@ -184,6 +184,15 @@ void RunRows(const KernelTable& table, const Plan& plan, const std::byte* input,
                                       ? table.ContiguousStream(plan.function, plan.type)
                                       : table.Contiguous(plan.function, plan.type);
   threads = ThreadsFor(threads, 2 * total);
+  if (threads == 1 && outer == 1) {  // one outer dim (small 2-d calls): plain pointer steps
+    const ptrdiff_t in_step = plan.input_strides[0] * static_cast<ptrdiff_t>(esize);
+    const ptrdiff_t out_step = plan.output_strides[0] * static_cast<ptrdiff_t>(esize);
+    for (uint64_t r = 0; r < rows; ++r) {
+      const auto k = static_cast<ptrdiff_t>(r);
+      kernel(input + k * in_step, output + k * out_step, row_elements);
+    }
+    return;
+  }
   if (threads == 1) {
     RowWalker walk(plan, outer, input, output, 0);
     for (uint64_t r = 0; r < rows; ++r, walk.Next()) kernel(walk.in, walk.out, row_elements);
@@ -982,6 +991,11 @@ void RunBroadcast(const KernelTable& table, const Plan& plan, const std::byte* i
   });
 }
 
+// A contiguous plan that RunContiguous would run as one kernel call on the calling thread.
+bool IsSmallContiguous(const Plan& plan) {
+  return plan.element_count * plan.element_size < kParallelBytes / 2;
+}
+
 void RunPlan(const KernelTable& table, const Plan& plan, const std::byte* input, std::byte* output,
              int threads) {
   input += plan.input_offset;
@@ -1021,40 +1035,53 @@ class Cpu final : public Backend {
     // Small contiguous calls (the common case of many small tensors): straight to the kernel,
     // without the layout switch and the threading decisions.
     if (plan.layout == Layout::kContiguous && aliasing != Aliasing::kPartial &&
-        plan.element_count * plan.element_size < kParallelBytes / 2) {
+        IsSmallContiguous(plan)) {
       table.Contiguous(plan.function, plan.type)(input + plan.input_offset,
                                                  output + plan.output_offset, plan.element_count);
       return Status::Ok();
     }
     if (aliasing == Aliasing::kPartial && plan.overlap_staging != OverlapStaging::kNone) {
-      if (plan.overlap_staging == OverlapStaging::kChunked) {
-        const int direction =
-            OverlapDirection(plan, input + plan.input_offset, output + plan.output_offset);
-        return RunChunkedOverlapping(table, plan, input + plan.input_offset,
-                                     output + plan.output_offset, direction, threads_);
-      }
-      if (plan.overlap_staging == OverlapStaging::kSwapTiles &&
-          reinterpret_cast<uintptr_t>(input + plan.input_offset) -
-                  reinterpret_cast<uintptr_t>(output + plan.output_offset) ==
-              plan.overlap_swap_distance) {
-        return RunSwappedTiles(table, plan, input + plan.input_offset, output + plan.output_offset,
-                               threads_);
-      }
-      // Walks that do not both rise and are no tile swap at its distance (plan.h): read the
-      // whole input span first.
-      last_overlap_staging_bytes = plan.input_span;
-      std::unique_ptr<std::byte[]> copy(new (std::nothrow) std::byte[plan.input_span]);
-      if (!copy) {
-        return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
-                                                    std::to_string(plan.input_span) +
-                                                    "-byte copy of the input failed");
-      }
-      std::memcpy(copy.get(), input, plan.input_span);
-      RunPlan(table, plan, copy.get(), output, threads_);
-      return Status::Ok();
+      return RunOverlapping(table, plan, input, output);
     }
     RunPlan(table, plan, input, output, threads_);
     return Status::Ok();
+  }
+
+  // A partial overlap that the plan's overlap_staging must make exact. Out of line: it keeps
+  // Run's frame small for the calls that need none of this.
+  [[gnu::noinline]] Status RunOverlapping(const KernelTable& table, const Plan& plan,
+                                          const std::byte* input, std::byte* output) const {
+    if (plan.overlap_staging == OverlapStaging::kChunked) {
+      const int direction =
+          OverlapDirection(plan, input + plan.input_offset, output + plan.output_offset);
+      return RunChunkedOverlapping(table, plan, input + plan.input_offset,
+                                   output + plan.output_offset, direction, threads_);
+    }
+    if (plan.overlap_staging == OverlapStaging::kSwapTiles &&
+        reinterpret_cast<uintptr_t>(input + plan.input_offset) -
+                reinterpret_cast<uintptr_t>(output + plan.output_offset) ==
+            plan.overlap_swap_distance) {
+      return RunSwappedTiles(table, plan, input + plan.input_offset, output + plan.output_offset,
+                             threads_);
+    }
+    // Walks that do not both rise and are no tile swap at its distance (plan.h): read the
+    // whole input span first.
+    last_overlap_staging_bytes = plan.input_span;
+    std::unique_ptr<std::byte[]> copy(new (std::nothrow) std::byte[plan.input_span]);
+    if (!copy) {
+      return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
+                                                  std::to_string(plan.input_span) +
+                                                  "-byte copy of the input failed");
+    }
+    std::memcpy(copy.get(), input, plan.input_span);
+    RunPlan(table, plan, copy.get(), output, threads_);
+    return Status::Ok();
+  }
+
+  // Small contiguous plans: the table's kernel itself (the same call Run makes for them).
+  DirectKernel DirectKernelFor(const Plan& plan) const override {
+    if (plan.layout != Layout::kContiguous || !IsSmallContiguous(plan)) return nullptr;
+    return table_.Contiguous(plan.function, plan.type);
   }
 
   Expected<void*> Allocate(uint64_t bytes) const override {

@@ -699,9 +699,41 @@ void FillGathered(KernelTable& table, size_t f, size_t t) {
                           &GatheredVector<Op, Functor, T, 4>};
 }
 
-// Copy (Round on integers is the identity): memmove is exact in place and already bandwidth-bound.
+// Copy (Round on integers is the identity). In place it is nothing. Disjoint runs below
+// kMemmoveCopyBytes take a loop of whole vectors (the last one overlapping): glibc's memmove
+// starts `rep movsb` from 2 KiB, whose startup cost a small call pays in full; from 32 KiB on,
+// memmove is the faster. Measured with eltwise bench (Round uint8, contiguous, 1 thread, EPYC
+// Zen 4; ratio to the bench's best copy), memmove / this loop: 4 KiB 0.45 / 0.83, 16 KiB
+// 0.62 / 0.92, 24 KiB 0.66 / 0.91, 32 KiB 0.99 / 0.57, 64 KiB 0.96-1.13 / 0.72-0.74. Larger or
+// overlapping runs take memmove, which is exact for any overlap.
+constexpr size_t kMemmoveCopyBytes = size_t{32} << 10;
 void CopyKernel(const std::byte* in, std::byte* out, size_t n, size_t element_size) {
-  if (in != out && n != 0) std::memmove(out, in, n * element_size);
+  const size_t bytes = n * element_size;
+  if (in == out || bytes == 0) return;
+  const hn::ScalableTag<uint8_t> d;
+  const size_t lanes = hn::Lanes(d);
+  const auto in_at = reinterpret_cast<uintptr_t>(in);
+  const auto out_at = reinterpret_cast<uintptr_t>(out);
+  const bool disjoint = in_at + bytes <= out_at || out_at + bytes <= in_at;
+  if (!disjoint || bytes >= kMemmoveCopyBytes || bytes < lanes) {
+    std::memmove(out, in, bytes);
+    return;
+  }
+  const auto* src = reinterpret_cast<const uint8_t*>(in);
+  auto* dst = reinterpret_cast<uint8_t*>(out);
+  size_t i = 0;
+  for (; i + 4 * lanes <= bytes; i += 4 * lanes) {
+    const auto v0 = hn::LoadU(d, src + i);
+    const auto v1 = hn::LoadU(d, src + i + lanes);
+    const auto v2 = hn::LoadU(d, src + i + 2 * lanes);
+    const auto v3 = hn::LoadU(d, src + i + 3 * lanes);
+    hn::StoreU(v0, d, dst + i);
+    hn::StoreU(v1, d, dst + i + lanes);
+    hn::StoreU(v2, d, dst + i + 2 * lanes);
+    hn::StoreU(v3, d, dst + i + 3 * lanes);
+  }
+  for (; i + lanes <= bytes; i += lanes) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+  if (i < bytes) hn::StoreU(hn::LoadU(d, src + bytes - lanes), d, dst + bytes - lanes);
 }
 template <class T>
 void CopyKernelT(const std::byte* in, std::byte* out, size_t n) {
