@@ -1,11 +1,14 @@
 // eltwise benchmarks (Google Benchmark). Names:
-//   kernel/<target>/<function>/<dtype>/<bytes>   one contiguous kernel of one SIMD target, one
-//                                                thread
-//   transposed_kernel/<target>/round/<dtype>/<bytes>   one target's transposed-tile kernel over
-//                                                a square matrix, tile by tile, one thread
-//   op/<function>/<dtype>/<layout>/<bytes>       a compiled operator through Execute (all
-//                                                threads)
-//   copy/memcpy/<bytes>, copy/memset/<bytes>     baselines on the calling thread
+//   kernel/<target>/<function>/<dtype>/<bytes>       one contiguous kernel of one SIMD target, one
+//                                                    thread
+//   kernel_gathered/<target>/<function>/<dtype>/stride<k>/<bytes>
+//                                                    the same for a gathered kernel (input stride
+//                                                    k elements)
+//   transposed_kernel/<target>/round/<dtype>/<bytes> one target's transposed-tile kernel over a
+//                                                    square matrix, tile by tile, one thread
+//   op/<function>/<dtype>/<layout>/<bytes>           a compiled operator through Execute (all
+//                                                    threads)
+//   copy/memcpy/<bytes>, copy/memset/<bytes>         baselines on the calling thread
 // <bytes> is the output size; bytes/s counts input + output (output only for broadcast and fills).
 // Select with --benchmark_filter, e.g. --benchmark_filter='op/.*/float32/contiguous/.*'.
 // For ratios against a copy measured in the same run, use `eltwise bench`.
@@ -90,6 +93,18 @@ void TransposedKernelBenchmark(benchmark::State& state, TransposedKernel kernel,
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * side * side * esize));
+}
+
+void GatheredKernelBenchmark(benchmark::State& state, GatheredKernel kernel, size_t esize,
+                             size_t stride, uint64_t bytes) {
+  AlignedBuffer in(stride * bytes), out(bytes + 4096);
+  const size_t n = bytes / esize;
+  std::byte* dst = out.data + 2048;  // see KernelBenchmark: input and output page offsets differ
+  for (auto _ : state) {
+    kernel(in.data, dst, n);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (stride + 1) * n * esize));
 }
 
 void OpBenchmark(benchmark::State& state, Function f, DataType type, const std::string& layout,
@@ -178,6 +193,23 @@ void RegisterAll() {
             name.c_str(), TransposedKernelBenchmark,
             table.table->Transposed(Function::kRoundHalvesToNearestEven, type), ElementSize(type),
             bytes);
+      }
+    }
+  }
+  // Gathered kernels of every target, one size in L2, Sign and Round (a copy for integers).
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    for (Function function : {Function::kSignNanZero, Function::kRoundHalvesToNearestEven}) {
+      for (int t = 0; t < kDataTypeCount; ++t) {
+        const auto type = static_cast<DataType>(t);
+        for (size_t k = kMinGatherStride; k <= kMaxGatherStride; ++k) {
+          const uint64_t bytes = uint64_t{64} << 10;
+          const std::string name = "kernel_gathered/" + std::string(table.name) + "/" +
+                                   std::string(Name(function)) + "/" + std::string(Name(type)) +
+                                   "/stride" + std::to_string(k) + "/" + SizeName(bytes);
+          benchmark::RegisterBenchmark(name.c_str(), GatheredKernelBenchmark,
+                                       table.table->Gathered(function, type, k), ElementSize(type),
+                                       k, bytes);
+        }
       }
     }
   }

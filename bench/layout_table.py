@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 
 LAYOUTS = [
-    "transposed", "gathered", "rows", "contiguous", "inplace", "broadcast", "overlap",
+    "transposed", "gathered", "gathered3", "gathered4", "rows", "contiguous", "inplace", "broadcast", "overlap",
     "overlap_cross", "overlap_transpose", "overlap_reverse"
 ]
 SIZES = ["4K", "256K", "64M"]

@@ -10,14 +10,23 @@
 // reference table, independently of the planner and the CPU driver.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "core/device_state.h"
 #include "core/function.h"
@@ -337,6 +346,9 @@ std::vector<LayoutCase> LayoutCases(DataType t) {
       {"padded rows", t, {37, 101}, {109, 1}, {113, 1}},
       {"strided inner", t, {5, 300}, {900, 3}, {}},
       {"every second", t, {5, 301}, {700, 2}, {}},
+      {"every third", t, {5, 301}, {1000, 3}, {}},
+      {"every fourth, rows reversed", t, {5, 301}, {-1300, 4}, {}},
+      {"every third, short rows", t, {900, 7}, {21, 3}, {}},
       {"every second, strided output", t, {4, 77}, {160, 2}, {1, 4}},
       {"strided output inner", t, {5, 300}, {}, {600, 2}},
       {"negative inner", t, {7, 333}, {333, -1}, {}},
@@ -741,29 +753,103 @@ TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
   }
 }
 
-// The stride-2 compaction of every table and element size: lengths around the vector widths,
-// an input of exactly 2n - 1 elements (its own allocation, so a read past it is caught by the
-// sanitizer builds), guard bytes around the output.
-TEST(CpuKernelTables, CompactEvenAtEveryLength) {
+// Bytes that end where an inaccessible page begins (POSIX: mmap and mprotect), so that a read
+// past End() faults; elsewhere a heap allocation of exactly `bytes` (the sanitizer builds catch a
+// read past it).
+class BytesBeforeGuardPage {
+ public:
+  explicit BytesBeforeGuardPage(size_t bytes) {
+#if defined(__unix__) || defined(__APPLE__)
+    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    span_ = (bytes + page - 1) / page * page + page;
+    void* base = mmap(nullptr, span_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) std::abort();
+    base_ = static_cast<std::byte*>(base);
+    end_ = base_ + span_ - page;
+    if (mprotect(end_, page, PROT_NONE) != 0) std::abort();
+#else
+    heap_ = std::make_unique<std::byte[]>(bytes);
+    end_ = heap_.get() + bytes;
+#endif
+  }
+  ~BytesBeforeGuardPage() {
+#if defined(__unix__) || defined(__APPLE__)
+    munmap(base_, span_);
+#endif
+  }
+  BytesBeforeGuardPage(const BytesBeforeGuardPage&) = delete;
+  BytesBeforeGuardPage& operator=(const BytesBeforeGuardPage&) = delete;
+  std::byte* End() const { return end_; }
+
+ private:
+  std::byte* base_ = nullptr;
+  size_t span_ = 0;
+  std::unique_ptr<std::byte[]> heap_;
+  std::byte* end_ = nullptr;
+};
+
+// The gathered kernels (input stride 2, 3, 4 elements) of every table, function and type against
+// the reference functor element by element: every length up to 200 and two long ones, the input's
+// last element the last byte before a guard page (a read past in[k * (n - 1)] faults), inputs
+// and outputs at odd byte addresses (lengths up to 40 and two long ones), guard bytes around the
+// output.
+TEST(CpuKernelTables, GatheredAtEveryLengthWithinItsInput) {
   constexpr size_t kGuard = 64;
+  // Aligned: every length to 200 and two long ones; odd addresses: every length to 40, two more.
+  std::vector<size_t> aligned_lengths(201);
+  std::iota(aligned_lengths.begin(), aligned_lengths.end(), size_t{0});
+  aligned_lengths.push_back(1000);
+  aligned_lengths.push_back(4099);
+  std::vector<size_t> odd_lengths(41);
+  std::iota(odd_lengths.begin(), odd_lengths.end(), size_t{0});
+  odd_lengths.push_back(97);
+  odd_lengths.push_back(1000);
+  const size_t max_n = aligned_lengths.back();
   for (const NamedKernelTable& table : AvailableKernelTables()) {
-    for (size_t log = 0; log < 4; ++log) {
-      const size_t esize = size_t{1} << log;
-      for (size_t n : {size_t{1}, size_t{2}, size_t{7}, size_t{8}, size_t{9}, size_t{15},
-                       size_t{16}, size_t{17}, size_t{31}, size_t{32}, size_t{33}, size_t{63},
-                       size_t{64}, size_t{65}, size_t{129}, size_t{1000}}) {
-        SCOPED_TRACE(std::string(table.name) + " size " + std::to_string(esize) +
-                     " n=" + std::to_string(n));
-        const std::vector<std::byte> source = RandomBytes((2 * n - 1) * esize, n + log);
-        auto input = std::make_unique<std::byte[]>(source.size());
-        std::memcpy(input.get(), source.data(), source.size());
-        std::vector<std::byte> buffer(2 * kGuard + n * esize, kSentinel);
-        table.table->compact_even[log](input.get(), buffer.data() + kGuard, n);
-        for (size_t i = 0; i < buffer.size(); ++i) {
-          const bool inside = i >= kGuard && i < kGuard + n * esize;
-          const size_t o = i - kGuard;
-          const std::byte want = inside ? source[(o / esize) * 2 * esize + o % esize] : kSentinel;
-          ASSERT_EQ(buffer[i], want) << "buffer byte " << i;
+    for (DataType type : AllTypes()) {
+      const size_t esize = ElementSize(type);
+      for (size_t k = kMinGatherStride; k <= kMaxGatherStride; ++k) {
+        const size_t max_in = (k * (max_n - 1) + 1) * esize + 1;
+        BytesBeforeGuardPage storage(max_in);
+        const std::vector<std::byte> values = MixedInputs(type, max_in / esize + 1, k);
+        std::memcpy(storage.End() - max_in, values.data(), max_in);
+        for (Function f : AllFunctions()) {
+          const GatheredKernel kernel = table.table->Gathered(f, type, k);
+          ASSERT_NE(kernel, nullptr);
+          const ContiguousKernel ref = ReferenceKernels().Contiguous(f, type);
+          // (input end before the guard page, output shift): aligned, then odd addresses.
+          for (const auto& [in_gap, out_shift] : {std::pair<size_t, size_t>{0, 0}, {1, 3}}) {
+            for (size_t n : in_gap == 0 ? aligned_lengths : odd_lengths) {
+              const auto where = [&] {
+                return std::string(table.name) + " " + std::string(Name(f)) + " " +
+                       std::string(Name(type)) + " stride " + std::to_string(k) +
+                       " n=" + std::to_string(n) + " in_gap " + std::to_string(in_gap) + ": ";
+              };
+              const size_t in_bytes = n == 0 ? 0 : (k * (n - 1) + 1) * esize;
+              const std::byte* in = storage.End() - in_gap - in_bytes;
+              std::vector<std::byte> buffer(2 * kGuard + out_shift + n * esize, kSentinel);
+              std::byte* out = buffer.data() + kGuard + out_shift;
+              kernel(in, out, n);
+              for (size_t i = 0; i < kGuard + out_shift; ++i) {
+                ASSERT_EQ(buffer[i], kSentinel) << where() << "wrote before the output";
+              }
+              for (size_t i = kGuard + out_shift + n * esize; i < buffer.size(); ++i) {
+                ASSERT_EQ(buffer[i], kSentinel) << where() << "wrote past the output";
+              }
+              // The reference over a packed copy of the elements the kernel should read.
+              std::vector<std::byte> picked(n * esize), want(n * esize);
+              for (size_t i = 0; i < n; ++i) {
+                std::memcpy(picked.data() + i * esize, in + k * i * esize, esize);
+              }
+              ref(picked.data(), want.data(), n);
+              if (std::memcmp(want.data(), out, n * esize) != 0) {  // NaN payloads may differ
+                for (size_t i = 0; i < n; ++i) {
+                  ASSERT_TRUE(SameResult(type, want.data() + i * esize, out + i * esize))
+                      << where() << "element " << i;
+                }
+              }
+            }
+          }
         }
       }
     }
@@ -821,6 +907,69 @@ TEST(CpuLayouts, TransposedPlansOnEveryTable) {
             for (size_t b = 0; b < output.size(); b += esize) {
               ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b))
                   << "output byte offset " << b;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Gathered plans (input strides 2, 3, 4 elements into a packed output: the tables' gathered
+// kernels) through every kernel table, 1 and 2 threads: vectors, long and short rows (several
+// rows per task), rows walked backwards, and for the best table sizes that take the thread pool
+// with many tasks; against the element-by-element reference walk.
+TEST(CpuLayouts, GatheredPlansOnEveryTable) {
+  const std::vector<NamedKernelTable> tables = AvailableKernelTables();
+  for (const NamedKernelTable& table : tables) {
+    for (DataType type : AllTypes()) {
+      const size_t esize = ElementSize(type);
+      const auto k_cases = [&](int64_t k) {
+        const auto ku = static_cast<uint64_t>(k);
+        std::vector<std::pair<std::vector<uint64_t>, std::vector<int64_t>>> cases = {
+            {{2}, {k}},
+            {{1001}, {k}},
+            {{7, 333}, {333 * k + 5, k}},
+            {{300, 9}, {9 * k + 2, k}},
+            {{3, 1500}, {-1500 * k, k}},
+        };
+        if (&table == &tables.back()) {  // above the parallel grain: tasks of whole pieces
+          const uint64_t elements = (uint64_t{300} << 10) / esize;
+          cases.push_back({{elements}, {k}});
+          cases.push_back({{3, elements / 3}, {static_cast<int64_t>(elements / 3 * ku + 1), k}});
+        }
+        return cases;
+      };
+      for (int64_t k = kMinGatherStride; k <= static_cast<int64_t>(kMaxGatherStride); ++k) {
+        for (const auto& [sizes, in_strides] : k_cases(k)) {
+          for (Function f :
+               {Function::kSignNanZero, Function::kRoundTowardInfinity, Function::kRoundDown}) {
+            const bool large = sizes.back() > 10000;
+            if (large && f != Function::kSignNanZero) continue;  // one function is enough there
+            const Function planned = Planned(f, type);
+            const TensorDesc in_desc = Desc(type, sizes, in_strides);
+            const TensorDesc out_desc = Desc(type, sizes, {});
+            const Plan plan = MakePlan(planned, in_desc, out_desc, 1, 1);
+            ASSERT_EQ(plan.layout, Layout::kGathered);
+            const std::vector<std::byte> input =
+                MixedInputs(type, in_desc.total_tensor_size_in_bytes / esize + 1, 3);
+            std::vector<std::byte> want(out_desc.total_tensor_size_in_bytes, kSentinel);
+            const ContiguousKernel ref = ReferenceKernels().Contiguous(planned, type);
+            ForEachElement(
+                sizes, in_strides, PackedStrides(sizes), esize,
+                [&](uint64_t i, uint64_t o) { ref(input.data() + i, want.data() + o, 1); });
+            for (int threads : {1, 2}) {
+              if (large && threads == 1) continue;
+              SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(planned)) + " " +
+                           std::string(Name(type)) + " stride " + std::to_string(k) + " rows " +
+                           std::to_string(sizes.size() > 1 ? sizes[0] : 1) +
+                           " threads=" + std::to_string(threads));
+              std::vector<std::byte> output(out_desc.total_tensor_size_in_bytes, kSentinel);
+              RunPlanWithTable(*table.table, plan, input.data(), output.data(), threads);
+              for (size_t b = 0; b < output.size(); b += esize) {
+                ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b))
+                    << "output byte offset " << b;
+              }
             }
           }
         }

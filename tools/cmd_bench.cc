@@ -324,9 +324,10 @@ std::optional<Shapes> MakeShapes(const std::string& layout, DataType type, uint6
   } else if (layout == "rows") {
     // Padding on both sides, never written.
     s.input = s.output = padded_rows();
-  } else if (layout == "gathered") {
-    // Every second element of the input (inner stride 2) into a packed output.
-    s.input = TensorDesc::Strided(type, {n}, {2});
+  } else if (layout == "gathered" || layout == "gathered3" || layout == "gathered4") {
+    // Every second (third, fourth) element of the input into a packed output.
+    const int64_t stride = layout == "gathered" ? 2 : layout[8] - '0';
+    s.input = TensorDesc::Strided(type, {n}, {stride});
     s.output = TensorDesc::Packed(type, {n});
   } else if (layout == "overlap") {
     // The padded rows compacted into packed rows in the same buffer (a partial overlap whose
@@ -581,7 +582,8 @@ void AddBenchCommand(CLI::App& app) {
   bench
       ->add_option("--layouts", options->layouts,
                    "Layouts: contiguous inplace transposed broadcast rows gathered (input stride "
-                   "2) overlap (rows compacted within their own buffer) overlap_cross (the same, "
+                   "2) gathered3 gathered4 (input strides 3 and 4) overlap (rows compacted within "
+                   "their own buffer) overlap_cross (the same, "
                    "output meeting its input at the middle row) overlap_transpose (a square "
                    "matrix transposed onto itself) overlap_reverse (a vector reversed onto "
                    "itself)")

@@ -6,8 +6,10 @@
 //   transposed   input packed along dim rank-2, output along rank-1: tiles through the table's
 //                transposed kernel (transposed in registers, the function applied on the way);
 //                other strides of a transposed layout take the gathered path's tiles;
-//   gathered     the innermost dim is strided: tiles of rows are gathered into a small buffer, run
-//                through the contiguous kernel and stored (scattered if the output is strided).
+//   gathered     the innermost dim is strided: an input stride of 2-4 elements into a packed
+//                output runs the table's gathered kernel (de-interleaved in registers); otherwise
+//                tiles of rows are gathered into a small buffer, run through the contiguous
+//                kernel and stored (scattered if the output is strided).
 // Partial overlap of input and output: as the plan's overlap_staging says: walks that rise with the
 // linear index go through bounded chunks (Note [bounded overlap of rising walks]), in windows of
 // chunks with threads; other walks copy the input span first.
@@ -40,6 +42,11 @@ constexpr uint64_t kParallelBytes = uint64_t{512} << 10;
 constexpr uint64_t kTaskBytes = uint64_t{128} << 10;
 // Elements per gathered row piece and rows per tile of the gathered path.
 constexpr size_t kGatherBytes = 2048;
+// Output bytes per task of the fused gathered kernel (input stride 2-4 elements, no staging).
+// Measured (eltwise bench gathered, Sign, int8 and f32, 2 threads, medians of 3 runs on a busy
+// 2-core EPYC, noisy): 4 KiB 0.22-0.53x a copy at 256 KiB / 4 MiB / 64 MiB, 16 KiB 0.36-0.58x,
+// 32 KiB 0.28-0.58x, 128 KiB 0.34-0.60x; 16 KiB keeps 16 tasks at 256 KiB.
+constexpr size_t kFusedGatherBytes = size_t{16} << 10;
 constexpr size_t kTileRows = 128;
 // Columns per tile when a transposed input is gathered tile by tile (kTileRows x kTileColumns).
 constexpr size_t kTileColumns = 128;
@@ -314,8 +321,11 @@ void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* 
 
 // ---- gathered and other transposed layouts ------------------------------------------------------
 
-// Iteration: outer dims [0, rank-2), then tiles of kTileRows along dim rank-2 ("a") by `piece`
-// elements along the innermost dim ("b"). Each task is one (outer index, a-tile, b-piece).
+// Iteration: outer dims [0, rank-2), then tiles of `tile_rows` along dim rank-2 ("a") by `piece`
+// elements along the innermost dim ("b"). Each task is one (outer index, a-tile, b-piece). An
+// input stride of 2-4 elements into a packed output runs the table's gathered kernel straight
+// from input to output (no staging), in tasks of about kFusedGatherBytes of output; other
+// strides gather a kGatherBytes piece into a buffer, run the contiguous kernel and scatter.
 void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* input,
                  std::byte* output, int threads) {
   const size_t esize = plan.element_size;
@@ -330,9 +340,24 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   const ptrdiff_t in_a = a_dim >= 0 ? plan.input_strides[a_dim] * static_cast<ptrdiff_t>(esize) : 0;
   const ptrdiff_t out_a =
       a_dim >= 0 ? plan.output_strides[a_dim] * static_cast<ptrdiff_t>(esize) : 0;
-  const size_t piece = kGatherBytes / esize;
+  const bool packed_out = out_b == static_cast<ptrdiff_t>(esize);
+  // A transposed input that is not packed along `a` or an output not packed along `b`: gather
+  // whole tiles reading along `a`, so every input cache line is used once per tile instead of once
+  // per row.
+  const bool transpose = plan.layout == Layout::kTransposed;
+  const GatheredKernel fused =
+      !transpose && packed_out && in_b > 0 && in_b % static_cast<ptrdiff_t>(esize) == 0
+          ? table.Gathered(plan.function, plan.type, static_cast<size_t>(in_b) / esize)
+          : nullptr;
+  const size_t piece = (fused != nullptr ? kFusedGatherBytes : kGatherBytes) / esize;
   const uint64_t b_pieces = (b_size + piece - 1) / piece;
-  const uint64_t a_tiles = (a_size + kTileRows - 1) / kTileRows;
+  // Short rows: several per fused task, up to about kFusedGatherBytes of output.
+  const uint64_t tile_rows =
+      fused != nullptr
+          ? std::clamp<uint64_t>(kFusedGatherBytes / (std::min<uint64_t>(piece, b_size) * esize), 1,
+                                 kTileRows)
+          : kTileRows;
+  const uint64_t a_tiles = (a_size + tile_rows - 1) / tile_rows;
   const uint64_t b_tiles = (b_size + kTileColumns - 1) / kTileColumns;
   const ContiguousKernel kernel = table.Contiguous(plan.function, plan.type);
   const GatherFn gather =
@@ -340,14 +365,6 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   const ScatterFn scatter =
       WithElementType(esize, [](auto u) -> ScatterFn { return &Scatter<decltype(u)>; });
   const bool packed_in = in_b == static_cast<ptrdiff_t>(esize);
-  const CompactEvenKernel compact_even =
-      table.compact_even[static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(esize)))];
-  const bool packed_out = out_b == static_cast<ptrdiff_t>(esize);
-
-  // A transposed input that is not packed along `a` or an output not packed along `b`: gather
-  // whole tiles reading along `a`, so every input cache line is used once per tile instead of once
-  // per row.
-  const bool transpose = plan.layout == Layout::kTransposed;
   const TileGatherFn tile_gather =
       WithElementType(esize, [](auto u) -> TileGatherFn { return &TileGather<decltype(u)>; });
 
@@ -387,17 +404,18 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
     const RowWalker walk(plan, outer, input, output, o);
     const uint64_t b0 = b_piece * piece;
     const size_t count = static_cast<size_t>(std::min<uint64_t>(piece, b_size - b0));
-    const uint64_t a_end = std::min(a_size, (a_tile + 1) * kTileRows);
-    for (uint64_t a = a_tile * kTileRows; a < a_end; ++a) {
+    const uint64_t a_end = std::min(a_size, (a_tile + 1) * tile_rows);
+    for (uint64_t a = a_tile * tile_rows; a < a_end; ++a) {
       const std::byte* in =
           walk.in + static_cast<ptrdiff_t>(a) * in_a + static_cast<ptrdiff_t>(b0) * in_b;
       std::byte* out =
           walk.out + static_cast<ptrdiff_t>(a) * out_a + static_cast<ptrdiff_t>(b0) * out_b;
+      if (fused != nullptr) {
+        fused(in, out, count);
+        continue;
+      }
       const std::byte* src = in;
-      if (in_b == 2 * static_cast<ptrdiff_t>(esize)) {
-        compact_even(in, gathered, count);
-        src = gathered;
-      } else if (!packed_in) {
+      if (!packed_in) {
         gather(in, in_b, gathered, count);
         src = gathered;
       }

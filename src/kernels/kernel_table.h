@@ -24,9 +24,12 @@ using StridedKernel = void (*)(const std::byte* in, ptrdiff_t in_stride, std::by
 // (strides in bytes; in_stride may be negative). Input and output do not overlap.
 using TransposedKernel = void (*)(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
                                   ptrdiff_t out_pitch, size_t a_count, size_t b_count);
-// Every second element: out[i] = in[2 * i] for i < n (elements of the table's size index; reads
-// nothing past in[2 * (n - 1)]).
-using CompactEvenKernel = void (*)(const std::byte* in, std::byte* out, size_t n);
+// A strided input into a packed output: out[i] = f(in[i * k]) for i < n, with k (elements) the
+// stride the entry is for (kMinGatherStride..kMaxGatherStride). Reads nothing past in[k * (n - 1)]
+// and writes nothing outside out[0, n). Input and output do not overlap.
+using GatheredKernel = void (*)(const std::byte* in, std::byte* out, size_t n);
+inline constexpr size_t kMinGatherStride = 2;
+inline constexpr size_t kMaxGatherStride = 4;
 // Fills `bytes` bytes at `out` (any alignment) with out[i] = pattern[i % 8]. `pattern` holds
 // kFillPatternBytes bytes repeating with a period that divides 8 (one element of at most 8 bytes),
 // so that pattern + r for r < 8 is the same pattern seen from a byte r further on.
@@ -40,8 +43,11 @@ struct KernelTable {
   // Optional: like `contiguous` but with non-temporal stores for the aligned body (for outputs
   // larger than the last-level cache). Ends with a store fence. nullptr: use `contiguous`.
   std::array<std::array<ContiguousKernel, kDataTypeCount>, kFunctionCount> contiguous_stream{};
-  // By log2(element size): the gathered layout's stride-2 input.
-  std::array<CompactEvenKernel, 4> compact_even{};
+  // By stride - kMinGatherStride: the gathered layout's input with a small inner stride.
+  std::array<std::array<std::array<GatheredKernel, kMaxGatherStride - kMinGatherStride + 1>,
+                        kDataTypeCount>,
+             kFunctionCount>
+      gathered{};
   // Broadcast output: the computed value's pattern stored over a run.
   PatternFillKernel pattern_fill = nullptr;
 
@@ -53,6 +59,11 @@ struct KernelTable {
   }
   TransposedKernel Transposed(Function f, DataType t) const {
     return transposed[static_cast<size_t>(f)][static_cast<size_t>(t)];
+  }
+  // nullptr for a stride (in elements) outside [kMinGatherStride, kMaxGatherStride].
+  GatheredKernel Gathered(Function f, DataType t, size_t stride) const {
+    if (stride < kMinGatherStride || stride > kMaxGatherStride) return nullptr;
+    return gathered[static_cast<size_t>(f)][static_cast<size_t>(t)][stride - kMinGatherStride];
   }
   ContiguousKernel ContiguousStream(Function f, DataType t) const {
     const ContiguousKernel k = contiguous_stream[static_cast<size_t>(f)][static_cast<size_t>(t)];

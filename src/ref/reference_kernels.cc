@@ -40,9 +40,11 @@ void ReferenceTransposed(const std::byte* in, ptrdiff_t in_stride, std::byte* ou
   }
 }
 
-template <size_t kSize>
-void ReferenceCompactEven(const std::byte* in, std::byte* out, size_t n) {
-  for (size_t i = 0; i < n; ++i) std::memcpy(out + i * kSize, in + 2 * i * kSize, kSize);
+static_assert(kMinGatherStride == 2 && kMaxGatherStride == 4,
+              "the gathered entries below are listed for strides 2, 3 and 4");
+template <class F, class T, size_t kStride>
+void ReferenceGathered(const std::byte* in, std::byte* out, size_t n) {
+  ReferenceStrided<F, T>(in, kStride * sizeof(T), out, sizeof(T), n);
 }
 
 void ReferencePatternFill(std::byte* out, size_t bytes, const std::byte* pattern) {
@@ -52,12 +54,12 @@ void ReferencePatternFill(std::byte* out, size_t bytes, const std::byte* pattern
 KernelTable MakeReferenceTable() {
   KernelTable table;
   table.pattern_fill = &ReferencePatternFill;
-  table.compact_even = {&ReferenceCompactEven<1>, &ReferenceCompactEven<2>,
-                        &ReferenceCompactEven<4>, &ReferenceCompactEven<8>};
 #define ELTWISE_REF_TYPE(e, T, name)                                                  \
   table.contiguous[f][static_cast<size_t>(DataType::e)] = &ReferenceContiguous<F, T>; \
   table.strided[f][static_cast<size_t>(DataType::e)] = &ReferenceStrided<F, T>;       \
-  table.transposed[f][static_cast<size_t>(DataType::e)] = &ReferenceTransposed<F, T>;
+  table.transposed[f][static_cast<size_t>(DataType::e)] = &ReferenceTransposed<F, T>; \
+  table.gathered[f][static_cast<size_t>(DataType::e)] = {                             \
+      &ReferenceGathered<F, T, 2>, &ReferenceGathered<F, T, 3>, &ReferenceGathered<F, T, 4>};
 #define ELTWISE_REF_FUNCTION(fe, Functor, ...)          \
   {                                                     \
     using F = Functor;                                  \

@@ -772,23 +772,92 @@ void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, 
   TransposeRangeInBlocks<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
 }
 
-// Every second element with ConcatEven on pairs of vectors. A vector pair reads up to the odd
-// element after its last even one, so the vector loop stops one element early (the tail is
-// scalar) and nothing past in[2 * (n - 1)] is read.
-template <class U>
-void CompactEven(const std::byte* in, std::byte* out, size_t n) {
-  const hn::ScalableTag<U> d;
-  const size_t lanes = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + lanes < n; i += lanes) {
-    const U* src = reinterpret_cast<const U*>(in) + 2 * i;
-    const auto lo = hn::LoadU(d, src);
-    const auto hi = hn::LoadU(d, src + lanes);
-    hn::StoreU(hn::ConcatEven(d, hi, lo), d, reinterpret_cast<U*>(out) + i);
-  }
-  for (; i < n; ++i) std::memcpy(out + i * sizeof(U), in + 2 * i * sizeof(U), sizeof(U));
-}
 #endif  // ELTWISE_HWY_TRANSPOSE
+
+// ---------------------------------------------------------------------------------------------
+// Gathered input (KernelTable::gathered): out[i] = f(in[k * i]) for k = 2, 3, 4. Each vector of
+// output lanes comes from k vectors of input de-interleaved in registers (LoadInterleaved2/3/4:
+// ConcatEven of two vectors for k = 2 on x86, vld2/3/4 on NEON, ld2/3/4 on SVE, shuffles of 128-bit
+// blocks otherwise), of which only the first is kept; the op is applied to it and it is stored
+// packed. The vector at i reads in[k * i, k * (i + lanes)), up to k - 1 elements past its last
+// kept one, so vectors stop at element n - 1 (the last one shifted back to end there: it
+// recomputes a few outputs from the same inputs, which is exact as input and output do not
+// overlap) and the last element goes through the functor: nothing past in[k * (n - 1)] is read.
+// Highway 1.0.3 has LoadInterleaved2/3/4 for every lane size on every target (SCALAR, EMU128 and
+// SVE included), so every target gets these kernels; ops without a vector form on a target keep
+// the reference loop, as the contiguous kernels do.
+
+template <size_t kStride, class D>
+HWY_INLINE hn::Vec<D> LoadEveryKth(D d, const hn::TFromD<D>* src) {
+  static_assert(kStride >= kMinGatherStride && kStride <= kMaxGatherStride);
+  if constexpr (kStride == 2) {
+    hn::Vec<D> v0, v1;
+    hn::LoadInterleaved2(d, src, v0, v1);
+    return v0;
+  } else if constexpr (kStride == 3) {
+    hn::Vec<D> v0, v1, v2;
+    hn::LoadInterleaved3(d, src, v0, v1, v2);
+    return v0;
+  } else {
+    hn::Vec<D> v0, v1, v2, v3;
+    hn::LoadInterleaved4(d, src, v0, v1, v2, v3);
+    return v0;
+  }
+}
+
+template <class Op, size_t kStride, class D>
+HWY_INLINE void GatherStep(D d, const std::byte* in, std::byte* out, size_t i) {
+  using Lane = hn::TFromD<D>;
+  const auto v = LoadEveryKth<kStride>(d, reinterpret_cast<const Lane*>(in) + kStride * i);
+  hn::StoreU(Op::Apply(d, v), d, reinterpret_cast<Lane*>(out) + i);
+}
+
+template <class Functor, class T, size_t kStride>
+HWY_INLINE void ScalarGather(const std::byte* in, std::byte* out, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    T x;
+    std::memcpy(&x, in + kStride * i * sizeof(T), sizeof(T));
+    const T y = Functor{}(x);
+    std::memcpy(out + i * sizeof(T), &y, sizeof(T));
+  }
+}
+
+// n > Lanes(d): vectors over [0, n - 1), then the last element.
+template <class Op, class Functor, class T, size_t kStride, class D>
+HWY_INLINE void GatherRun(D d, const std::byte* in, std::byte* out, size_t n) {
+  const size_t lanes = hn::Lanes(d);
+  const size_t body = n - 1;
+  size_t i = 0;
+  for (; i + 2 * lanes <= body; i += 2 * lanes) {
+    GatherStep<Op, kStride>(d, in, out, i);
+    GatherStep<Op, kStride>(d, in, out, i + lanes);
+  }
+  if (i + lanes <= body) {
+    GatherStep<Op, kStride>(d, in, out, i);
+    i += lanes;
+  }
+  if (i < body) GatherStep<Op, kStride>(d, in, out, body - lanes);
+  ScalarGather<Functor, T, kStride>(in + kStride * body * sizeof(T), out + body * sizeof(T), 1);
+}
+
+template <class Op, class Functor, class T, size_t kStride>
+void GatheredVector(const std::byte* in, std::byte* out, size_t n) {
+  static_assert(sizeof(typename Op::Lane) == sizeof(T));
+  const FullTag<Op> d;
+  if (n > hn::Lanes(d)) return GatherRun<Op, Functor, T, kStride>(d, in, out, n);
+  const ShortTag<Op> d128;
+  if (hn::Lanes(d128) > 1 && n > hn::Lanes(d128)) {
+    return GatherRun<Op, Functor, T, kStride>(d128, in, out, n);
+  }
+  ScalarGather<Functor, T, kStride>(in, out, n);
+}
+
+template <class Op, class Functor, class T>
+void FillGathered(KernelTable& table, size_t f, size_t t) {
+  static_assert(kMinGatherStride == 2 && kMaxGatherStride == 4);
+  table.gathered[f][t] = {&GatheredVector<Op, Functor, T, 2>, &GatheredVector<Op, Functor, T, 3>,
+                          &GatheredVector<Op, Functor, T, 4>};
+}
 
 // Copy (Round on integers is the identity). In place it is nothing. Disjoint runs below
 // kMemmoveCopyBytes take a loop of whole vectors (the last one overlapping): glibc's memmove
@@ -884,8 +953,10 @@ template <class Functor, class T>
 void Fill(KernelTable& table, const KernelTable& reference, size_t f, size_t t) {
   table.strided[f][t] = reference.strided[f][t];
   table.transposed[f][t] = reference.transposed[f][t];
+  table.gathered[f][t] = reference.gathered[f][t];
   if constexpr (kIsCopy<Functor, T>) {
     table.contiguous[f][t] = &CopyKernelT<T>;
+    FillGathered<IdentityOp<T>, Functor, T>(table, f, t);
 #if ELTWISE_HWY_TRANSPOSE
     table.transposed[f][t] = &TransposedVector<IdentityOp<T>, Functor, T>;
 #endif
@@ -895,6 +966,7 @@ void Fill(KernelTable& table, const KernelTable& reference, size_t f, size_t t) 
     using Op = typename OpFor<Functor, T>::type;
     table.contiguous[f][t] = &VectorKernel<Op, Functor, T>;
     table.contiguous_stream[f][t] = &VectorKernelStream<Op, Functor, T>;
+    FillGathered<Op, Functor, T>(table, f, t);
 #if ELTWISE_HWY_TRANSPOSE
     table.transposed[f][t] = &TransposedVector<Op, Functor, T>;
 #endif
@@ -905,11 +977,6 @@ KernelTable MakeTable() {
   KernelTable table;
   const KernelTable& reference = ReferenceKernels();
   table.pattern_fill = &PatternFill;
-  table.compact_even = reference.compact_even;
-#if ELTWISE_HWY_TRANSPOSE
-  table.compact_even = {&CompactEven<uint8_t>, &CompactEven<uint16_t>, &CompactEven<uint32_t>,
-                        &CompactEven<uint64_t>};
-#endif
 #define ELTWISE_SIMD_TYPE(e, T, name) \
   Fill<F, T>(table, reference, f, static_cast<size_t>(DataType::e));
 #define ELTWISE_SIMD_FUNCTION(fe, Functor, ...)         \
