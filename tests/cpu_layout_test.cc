@@ -842,7 +842,8 @@ TEST(CpuKernelTables, GatheredAtEveryLengthWithinItsInput) {
                 std::memcpy(picked.data() + i * esize, in + k * i * esize, esize);
               }
               ref(picked.data(), want.data(), n);
-              if (std::memcmp(want.data(), out, n * esize) != 0) {  // NaN payloads may differ
+              if (n != 0 &&
+                  std::memcmp(want.data(), out, n * esize) != 0) {  // NaN payloads may differ
                 for (size_t i = 0; i < n; ++i) {
                   ASSERT_TRUE(SameResult(type, want.data() + i * esize, out + i * esize))
                       << where() << "element " << i;
