@@ -1034,11 +1034,11 @@ class Cpu final : public Backend {
     const KernelTable& table = table_;
     // Small contiguous calls (the common case of many small tensors): straight to the kernel,
     // without the layout switch and the threading decisions.
-    if (plan.layout == Layout::kContiguous && aliasing != Aliasing::kPartial &&
-        IsSmallContiguous(plan)) {
-      table.Contiguous(plan.function, plan.type)(input + plan.input_offset,
-                                                 output + plan.output_offset, plan.element_count);
-      return Status::Ok();
+    if (aliasing != Aliasing::kPartial) {
+      if (const DirectKernel kernel = DirectKernelFor(plan)) {
+        kernel(input + plan.input_offset, output + plan.output_offset, plan.element_count);
+        return Status::Ok();
+      }
     }
     if (aliasing == Aliasing::kPartial && plan.overlap_staging != OverlapStaging::kNone) {
       return RunOverlapping(table, plan, input, output);

@@ -879,21 +879,8 @@ void CopyKernel(const std::byte* in, std::byte* out, size_t n, size_t element_si
     std::memmove(out, in, bytes);
     return;
   }
-  const auto* src = reinterpret_cast<const uint8_t*>(in);
-  auto* dst = reinterpret_cast<uint8_t*>(out);
-  size_t i = 0;
-  for (; i + 4 * lanes <= bytes; i += 4 * lanes) {
-    const auto v0 = hn::LoadU(d, src + i);
-    const auto v1 = hn::LoadU(d, src + i + lanes);
-    const auto v2 = hn::LoadU(d, src + i + 2 * lanes);
-    const auto v3 = hn::LoadU(d, src + i + 3 * lanes);
-    hn::StoreU(v0, d, dst + i);
-    hn::StoreU(v1, d, dst + i + lanes);
-    hn::StoreU(v2, d, dst + i + 2 * lanes);
-    hn::StoreU(v3, d, dst + i + 3 * lanes);
-  }
-  for (; i + lanes <= bytes; i += lanes) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
-  if (i < bytes) hn::StoreU(hn::LoadU(d, src + bytes - lanes), d, dst + bytes - lanes);
+  // The vector loop of every kernel, on bytes (IdentityOp: the copy).
+  VectorKernel<IdentityOp<uint8_t>, CopyFunctor, uint8_t>(in, out, bytes);
 }
 template <class T>
 void CopyKernelT(const std::byte* in, std::byte* out, size_t n) {
