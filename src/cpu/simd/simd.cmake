@@ -23,7 +23,11 @@ if(ELTWISE_SIMD)
       "(exact but much slower).")
   endif()
   set(ELTWISE_WITH_HWY ON)
-  list(APPEND eltwise_sources ${CMAKE_CURRENT_LIST_DIR}/simd_kernels.cc)
+  # One translation unit per kernel family (and per stride for gathers), each compiling every
+  # target, so that they build in parallel; simd_ops-inl.h holds the vector ops they share.
+  list(APPEND eltwise_sources ${CMAKE_CURRENT_LIST_DIR}/simd_kernels.cc
+       ${CMAKE_CURRENT_LIST_DIR}/simd_transposed.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered2.cc
+       ${CMAKE_CURRENT_LIST_DIR}/simd_gathered3.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered4.cc)
   list(APPEND eltwise_link_libraries hwy::hwy)
   message(STATUS "eltwise: Highway ${hwy_VERSION} SIMD kernels (${hwy_DIR})")
 else()

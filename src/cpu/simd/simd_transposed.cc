@@ -1,0 +1,384 @@
+// ---------------------------------------------------------------------------------------------
+// Transposed tiles (KernelTable::transposed): L x L blocks, L = 16 / sizeof(T), one per 128-bit
+// block of vectors that hold L input rows, transposed in registers by log2(L) rounds of
+// InterleaveLower/InterleaveUpper at doubling lane widths; the op is applied to each transposed
+// vector, stored whole along one output row (TransposeRangeToRows: the blocks come from input
+// rows L apart) or a block at a time along L output rows (TransposeRangeInBlocks: the blocks are
+// one input row's consecutive elements); TransposedVector picks one. Vectors at the far edges are
+// shifted back to end exactly at the tile's edge (they recompute a few elements; input and output
+// do not overlap, so this is exact). Tiles narrower than L fall back to the scalar functor. Not on
+// the scalar target (one lane) nor SVE (whose 128-bit interleaves this code does not use).
+//
+// This target's transposed entries (FillTransposedKernels); its own translation unit so that the
+// kernel families compile in parallel.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "kernels/kernel_table.h"
+
+#ifndef HWY_COMPILE_ALL_ATTAINABLE  // every attainable target, the same set in each unit
+#define HWY_COMPILE_ALL_ATTAINABLE
+#endif
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd/simd_transposed.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+// Must come after foreach_target.h.
+#include <hwy/cache_control.h>
+#include <hwy/highway.h>
+
+#include "cpu/simd/simd_ops-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace eltwise {
+namespace HWY_NAMESPACE {
+
+template <class Functor, class T>
+void ScalarTransposed(const std::byte* in, ptrdiff_t in_stride, std::byte* out, ptrdiff_t out_pitch,
+                      size_t a_count, size_t b_count) {
+  for (size_t a = 0; a < a_count; ++a) {
+    for (size_t b = 0; b < b_count; ++b) {
+      T x;
+      std::memcpy(&x, in + static_cast<ptrdiff_t>(b) * in_stride + a * sizeof(T), sizeof(T));
+      const T y = Functor{}(x);
+      std::memcpy(out + static_cast<ptrdiff_t>(a) * out_pitch + b * sizeof(T), &y, sizeof(T));
+    }
+  }
+}
+
+#if ELTWISE_HWY_TRANSPOSE
+// One round: vector k of the result interleaves rows 2k and 2k+1 (lower halves of their
+// kLaneBytes lanes), vector k + L/2 their upper halves. After log2(L) rounds vector i holds
+// column BitReverse(i) (checked by the tests against the reference on every target).
+template <size_t kLaneBytes, class D, size_t L>
+HWY_INLINE void InterleaveRound(D d, hn::Vec<D> (&rows)[L]) {
+  const hn::Repartition<hwy::UnsignedFromSize<kLaneBytes>, D> dw;
+  hn::Vec<D> next[L];
+  for (size_t k = 0; k < L / 2; ++k) {
+    const auto lo = hn::BitCast(dw, rows[2 * k]);
+    const auto hi = hn::BitCast(dw, rows[2 * k + 1]);
+    next[k] = hn::BitCast(d, hn::InterleaveLower(dw, lo, hi));
+    next[k + L / 2] = hn::BitCast(d, hn::InterleaveUpper(dw, lo, hi));
+  }
+  for (size_t k = 0; k < L; ++k) rows[k] = next[k];
+}
+
+constexpr size_t BitReverse(size_t i, size_t bits) {
+  size_t r = 0;
+  for (size_t b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
+  return r;
+}
+
+// Loads a vector of D whose 128-bit block k comes from p + k * block_stride.
+template <class D>
+HWY_INLINE hn::Vec<D> LoadBlocks(D d, const std::byte* p, ptrdiff_t block_stride) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t kBytes = hn::MaxLanes(D()) * sizeof(Lane);
+  if constexpr (kBytes <= 16) {
+    return hn::LoadU(d, reinterpret_cast<const Lane*>(p));
+  } else {
+    const hn::Half<D> dh;
+    constexpr ptrdiff_t kHalfBlocks = static_cast<ptrdiff_t>(kBytes / 32);
+    return hn::Combine(d, LoadBlocks(dh, p + kHalfBlocks * block_stride, block_stride),
+                       LoadBlocks(dh, p, block_stride));
+  }
+}
+
+// An L x (L * N) piece of the tile, N = the 128-bit blocks of D: vector i holds input rows i,
+// i + L, ..., i + (N - 1) L (row stride in_stride), L lanes of each, one per block, so each block
+// is an L x L block, transposed in place in the registers (the interleaves work within blocks).
+// Transposed vector i is then L * N consecutive elements of output row BitReverse(i): Op applied
+// and stored whole.
+template <class Op, class D>
+HWY_INLINE void TransposeToRows(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                ptrdiff_t out_pitch) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t L = 16 / sizeof(Lane);
+  constexpr size_t kBits = L == 16 ? 4 : L == 8 ? 3 : L == 4 ? 2 : 1;
+  const ptrdiff_t block_stride = static_cast<ptrdiff_t>(L) * in_stride;
+  hn::Vec<D> rows[L];
+  for (size_t i = 0; i < L; ++i) {
+    rows[i] = LoadBlocks(d, in + static_cast<ptrdiff_t>(i) * in_stride, block_stride);
+  }
+  if constexpr (sizeof(Lane) == 1) InterleaveRound<1>(d, rows);
+  if constexpr (sizeof(Lane) <= 2) InterleaveRound<2>(d, rows);
+  if constexpr (sizeof(Lane) <= 4) InterleaveRound<4>(d, rows);
+  InterleaveRound<8>(d, rows);
+  for (size_t i = 0; i < L; ++i) {
+    const ptrdiff_t row = static_cast<ptrdiff_t>(BitReverse(i, kBits));
+    hn::StoreU(Op::Apply(d, rows[i]), d, reinterpret_cast<Lane*>(out + row * out_pitch));
+  }
+}
+
+// Prefetches `bytes` <= 64 from each of `rows` rows (one or two cache lines each).
+HWY_INLINE void PrefetchRows(const std::byte* p, ptrdiff_t stride, size_t rows, size_t bytes) {
+  for (size_t r = 0; r < rows; ++r) {
+    const std::byte* row = p + static_cast<ptrdiff_t>(r) * stride;  // never past the last row
+    hwy::Prefetch(row);
+    if ((reinterpret_cast<uintptr_t>(row) & 63) + bytes > 64) hwy::Prefetch(row + bytes - 1);
+  }
+}
+
+// The `width` >= L output rows from one position along a (a group: one input cache line's worth
+// of elements), a vector of D (L * N elements) at a time along b (the last one shifted back to
+// end at b_count >= L * N). Each band of L * N input rows is transposed for the whole group, L
+// columns at a time (the last step shifted back to end at `width`), while its lines are in L1.
+template <class Op, class D>
+HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                               ptrdiff_t out_pitch, size_t width, size_t b_count,
+                               const std::byte* next_group) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t L = 16 / sizeof(Lane);
+  const size_t band = hn::MaxLanes(d);  // input rows per vector of D: L per block
+  const size_t row_bytes = width * sizeof(Lane);
+  const bool prefetch = (in_stride < 0 ? -in_stride : in_stride) >= 4096;
+  for (size_t b = 0;; b += band) {
+    b = std::min(b, b_count - band);
+    const std::byte* rows = in + static_cast<ptrdiff_t>(b) * in_stride;
+    // The next band's lines (or the next group's first band's) are requested now when input rows
+    // are a page or more apart, which defeats the hardware prefetchers (closer rows are left to
+    // them: the requests cost ~10 % in cache).
+    if (prefetch && b + band < b_count) {
+      const size_t next = std::min(b + band, b_count - band);
+      PrefetchRows(in + static_cast<ptrdiff_t>(next) * in_stride, in_stride, band, row_bytes);
+    } else if (prefetch && next_group != nullptr) {
+      PrefetchRows(next_group, in_stride, band, row_bytes);
+    }
+    for (size_t a = 0;; a += L) {
+      a = std::min(a, width - L);
+      TransposeToRows<Op>(d, rows + a * sizeof(Lane), in_stride,
+                          out + static_cast<ptrdiff_t>(a) * out_pitch + b * sizeof(Lane),
+                          out_pitch);
+      if (a + L == width) break;
+    }
+    if (b + band == b_count) break;
+  }
+}
+
+// TransposeGroup with the widest vectors (of at most D's blocks) that b_count fills.
+template <class Op, class D>
+HWY_INLINE void TransposeGroupWidest(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                     ptrdiff_t out_pitch, size_t width, size_t b_count,
+                                     const std::byte* next_group) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t kBytes = hn::MaxLanes(D()) * sizeof(Lane);
+  if constexpr (kBytes > 16) {
+    if (b_count < hn::MaxLanes(d)) {
+      return TransposeGroupWidest<Op>(hn::Half<D>(), in, in_stride, out, out_pitch, width, b_count,
+                                      next_group);
+    }
+  }
+  TransposeGroup<Op>(d, in, in_stride, out, out_pitch, width, b_count, next_group);
+}
+
+// Stores the 128-bit blocks of v: block k at p + k * block_pitch.
+template <class D>
+HWY_INLINE void StoreBlocks(D d, hn::Vec<D> v, std::byte* p, ptrdiff_t block_pitch) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t kBytes = hn::MaxLanes(D()) * sizeof(Lane);
+  if constexpr (kBytes <= 16) {
+    hn::StoreU(v, d, reinterpret_cast<Lane*>(p));
+  } else {
+    const hn::Half<D> dh;
+    constexpr ptrdiff_t kHalfBlocks = static_cast<ptrdiff_t>(kBytes / 32);
+    StoreBlocks(dh, hn::LowerHalf(dh, v), p, block_pitch);
+    StoreBlocks(dh, hn::UpperHalf(dh, v), p + kHalfBlocks * block_pitch, block_pitch);
+  }
+}
+
+// L rows of the input (row stride in_stride), each a vector of D: every 128-bit block of them is
+// an L x L block, transposed in place in the registers (the interleaves work within blocks).
+// Block k of transposed vector i is output row k * L + BitReverse(i): Op applied on the whole
+// vector, then stored a block at a time.
+template <class Op, class D>
+HWY_INLINE void TransposeInBlocks(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                  ptrdiff_t out_pitch) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t L = 16 / sizeof(Lane);
+  constexpr size_t kBits = L == 16 ? 4 : L == 8 ? 3 : L == 4 ? 2 : 1;
+  hn::Vec<D> rows[L];
+  for (size_t i = 0; i < L; ++i) {
+    rows[i] =
+        hn::LoadU(d, reinterpret_cast<const Lane*>(in + static_cast<ptrdiff_t>(i) * in_stride));
+  }
+  if constexpr (sizeof(Lane) == 1) InterleaveRound<1>(d, rows);
+  if constexpr (sizeof(Lane) <= 2) InterleaveRound<2>(d, rows);
+  if constexpr (sizeof(Lane) <= 4) InterleaveRound<4>(d, rows);
+  InterleaveRound<8>(d, rows);
+  for (size_t i = 0; i < L; ++i) {
+    const ptrdiff_t row = static_cast<ptrdiff_t>(BitReverse(i, kBits));
+    StoreBlocks(d, Op::Apply(d, rows[i]), out + row * out_pitch,
+                static_cast<ptrdiff_t>(L) * out_pitch);
+  }
+}
+
+// Bands of L input rows (the last shifted back to end at b_count) at one position along a: the
+// output rows of this position are completed a line at a time before moving on (output rows
+// with power-of-two pitches share few L1 sets, so revisiting them later would miss).
+template <class Op, class D>
+HWY_INLINE void TransposeColumnInBlocks(D d, const std::byte* in, ptrdiff_t in_stride,
+                                        std::byte* out, ptrdiff_t out_pitch, size_t b_count) {
+  using Lane = hn::TFromD<D>;
+  constexpr size_t L = 16 / sizeof(Lane);
+  for (size_t b = 0;; b += L) {
+    b = std::min(b, b_count - L);
+    const std::byte* band = in + static_cast<ptrdiff_t>(b) * in_stride;
+    TransposeInBlocks<Op>(d, band, in_stride, out + b * sizeof(Lane), out_pitch);
+    if (b + L == b_count) break;
+  }
+}
+
+// Copies `bytes` >= 16 bytes with whole vectors (the last one shifted back to end at `bytes`).
+HWY_INLINE void CopyRowBytes(const std::byte* from, std::byte* to, size_t bytes) {
+  const hn::ScalableTag<uint8_t> d;
+  const hn::Full128<uint8_t> d128;
+  const auto copy = [&](auto dv) {
+    const size_t lanes = hn::Lanes(dv);
+    for (size_t i = 0;; i += lanes) {
+      i = std::min(i, bytes - lanes);
+      hn::StoreU(hn::LoadU(dv, reinterpret_cast<const uint8_t*>(from) + i), dv,
+                 reinterpret_cast<uint8_t*>(to) + i);
+      if (i + lanes == bytes) break;
+    }
+  };
+  if (bytes >= hn::Lanes(d)) {
+    copy(d);
+  } else {
+    copy(d128);
+  }
+}
+
+// Output rows of one step along a are written a vector at a time, each row revisited once per
+// band of input rows. When the vectors are narrower than a cache line and the output pitch maps
+// the step's rows to few 4 KiB page offsets (so the same few L1 sets: a power-of-two pitch maps
+// them all to one), the partly written lines evict each other between bands; the step's rows are
+// then transposed into a small buffer with a padded pitch and copied out a whole row at a time.
+constexpr size_t kStageRowBytes = 256;  // the widest staged output row
+constexpr size_t kStagePad = 64;        // breaks the buffer's own power-of-two pitch
+
+HWY_INLINE bool OutputRowsAlias(ptrdiff_t out_pitch, size_t rows, size_t row_bytes) {
+  if (row_bytes > kStageRowBytes) return false;
+  const size_t pitch = static_cast<size_t>(out_pitch < 0 ? -out_pitch : out_pitch);
+  const size_t offsets = 4096 / std::gcd(pitch, size_t{4096});  // distinct page offsets
+  return rows > 4 * offsets;
+}
+
+// Whether `rows` input rows a stride apart fall on fewer than rows / 8 page offsets (so into
+// fewer L1 sets than an 8-way L1 needs to hold one line of each).
+HWY_INLINE bool InputRowsAlias(ptrdiff_t in_stride, size_t rows) {
+  const size_t stride = static_cast<size_t>(in_stride < 0 ? -in_stride : in_stride);
+  return rows > 8 * (4096 / std::gcd(stride, size_t{4096}));
+}
+
+// Steps of `step` columns along a (the last shifted back to end at a_count); write(a, rows, pitch)
+// writes the step's `step` output rows (row_bytes each) at `rows`, `pitch` apart: straight into the
+// output, or when `stage`, into a buffer of at most kMaxRows rows with a padded pitch, then copied
+// out a whole row at a time.
+template <size_t kMaxRows, class Write>
+HWY_INLINE void ForEachStep(std::byte* out, ptrdiff_t out_pitch, size_t a_count, size_t step,
+                            size_t row_bytes, bool stage, const Write& write) {
+  HWY_ALIGN std::byte buffer[kMaxRows * (kStageRowBytes + kStagePad)];
+  const ptrdiff_t stage_pitch = static_cast<ptrdiff_t>((row_bytes + 63) / 64 * 64 + kStagePad);
+  for (size_t a = 0;; a += step) {
+    a = std::min(a, a_count - step);
+    std::byte* rows = out + static_cast<ptrdiff_t>(a) * out_pitch;
+    if (stage) {
+      write(a, buffer, stage_pitch);
+      for (size_t r = 0; r < step; ++r) {
+        CopyRowBytes(buffer + static_cast<ptrdiff_t>(r) * stage_pitch,
+                     rows + static_cast<ptrdiff_t>(r) * out_pitch, row_bytes);
+      }
+    } else {
+      write(a, rows, out_pitch);
+    }
+    if (a + step == a_count) break;
+  }
+}
+
+// Groups of kGroup columns along a (the last shifted back to end at a_count; one narrower group
+// when a_count < kGroup).
+template <class Op, class T>
+HWY_INLINE void TransposeRangeToRows(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                     ptrdiff_t out_pitch, size_t a_count, size_t b_count) {
+  constexpr size_t L = 16 / sizeof(T);
+  constexpr size_t kGroup = 64 / sizeof(T);  // one cache line of an input row
+  const FullTag<Op> d;  // 256-bit vectors on AVX-512 measured slower (transposed_kernel/AVX3)
+  const size_t width = std::min(kGroup, a_count);
+  const size_t row_bytes = b_count * sizeof(T);
+  size_t blocks = hn::MaxLanes(d) * sizeof(T) / 16;  // of the vectors TransposeGroupWidest takes
+  while (blocks > 1 && b_count < blocks * L) blocks /= 2;
+  const bool stage = 16 * blocks < 64 && OutputRowsAlias(out_pitch, width, row_bytes);
+  ForEachStep<kGroup>(out, out_pitch, a_count, width, row_bytes, stage,
+                      [&](size_t a, std::byte* rows, ptrdiff_t pitch) HWY_ATTR {
+                        const size_t next = std::min(a + width, a_count - width);
+                        TransposeGroupWidest<Op>(
+                            d, in + a * sizeof(T), in_stride, rows, pitch, width, b_count,
+                            a + width < a_count ? in + next * sizeof(T) : nullptr);
+                      });
+}
+
+// Steps along a of the widest vectors that fit a_count (several 128-bit blocks per vector), else
+// 128-bit vectors; the last step shifted back to end at a_count.
+template <class Op, class T>
+HWY_INLINE void TransposeRangeInBlocks(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
+                                       ptrdiff_t out_pitch, size_t a_count, size_t b_count) {
+  using Lane = typename Op::Lane;
+  constexpr size_t L = 16 / sizeof(T);
+  const FullTag<Op> d;
+  const hn::Full128<Lane> d128;
+  const size_t step = a_count >= hn::MaxLanes(d) ? hn::MaxLanes(d) : L;
+  const size_t row_bytes = b_count * sizeof(T);
+  constexpr size_t kMaxStep = hn::MaxLanes(d) > L ? hn::MaxLanes(d) : L;
+  ForEachStep<kMaxStep>(
+      out, out_pitch, a_count, step, row_bytes, OutputRowsAlias(out_pitch, step, row_bytes),
+      [&](size_t a, std::byte* rows, ptrdiff_t pitch) HWY_ATTR {
+        const std::byte* column = in + a * sizeof(T);
+        if (step == L) {
+          TransposeColumnInBlocks<Op>(d128, column, in_stride, rows, pitch, b_count);
+        } else {
+          TransposeColumnInBlocks<Op>(d, column, in_stride, rows, pitch, b_count);
+        }
+      });
+}
+
+template <class Op, class Functor, class T>
+void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, ptrdiff_t out_pitch,
+                      size_t a_count, size_t b_count) {
+  static_assert(sizeof(typename Op::Lane) == sizeof(T));
+  constexpr size_t L = 16 / sizeof(T);
+  if (a_count < L || b_count < L) {
+    return ScalarTransposed<Functor, T>(in, in_stride, out, out_pitch, a_count, b_count);
+  }
+  // Measured (transposed_kernel/AVX3, eltwise bench): whole-row stores win for int8 (4 rounds
+  // of interleaves, where three block extracts per vector weigh most) unless the band's input
+  // rows alias in L1 (the group's L-column steps would re-read evicted lines), and for 2- and
+  // 4-byte elements when input rows are a page or more apart (with their prefetches); 128-bit
+  // block stores win for these in cache and for 8-byte elements.
+  const bool far_rows = (in_stride < 0 ? -in_stride : in_stride) >= 4096;
+  if constexpr (sizeof(T) == 1) {
+    if (!InputRowsAlias(in_stride, hn::MaxLanes(FullTag<Op>()))) {
+      return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
+    }
+  } else if constexpr (sizeof(T) <= 4) {
+    if (far_rows) {
+      return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
+    }
+  }
+  TransposeRangeInBlocks<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
+}
+
+#endif  // ELTWISE_HWY_TRANSPOSE
+
+void FillTransposedKernels(KernelTable& table) {
+#if ELTWISE_HWY_TRANSPOSE
+  ForEachVectorEntry([&]<class Op, class Tail, class T>(size_t f, size_t t) {
+    table.transposed[f][t] = &TransposedVector<Op, Tail, T>;
+  });
+#else
+  (void)table;  // the reference entries stay
+#endif
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace eltwise
+HWY_AFTER_NAMESPACE();
