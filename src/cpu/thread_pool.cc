@@ -21,6 +21,12 @@ constexpr int kMaxWorkers = 1023;
 // Pauses the caller spins for its helpers to finish before it sleeps instead (about 5-20 us):
 // helpers that are running finish within it; one the OS has descheduled gets the caller's core.
 constexpr int kSpinsBeforeSleep = 256;
+// A caller that waited for its helpers longer than this and longer than it worked itself had a
+// helper descheduled holding a task for a scheduler slice: measured with `eltwise bench --busy 1`
+// on 2 cores, such waits are 3-4 ms, while a running helper finishes within about one task (~10 us)
+// and short interruptions of it on a quiet machine (interrupts, the hypervisor) last 100-250 us,
+// too short to be worth calls on fewer threads.
+constexpr auto kStallMin = std::chrono::milliseconds(1);
 }  // namespace
 
 ThreadPool& ThreadPool::Global() {
@@ -55,20 +61,60 @@ void ThreadPool::Work(Job& job) {
   }
 }
 
+ThreadPool::Contention ThreadPool::CurrentContention() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {helper_cap_, backoff_};
+}
+
+int ThreadPool::AllowedHelpers(int wanted, Clock::time_point now) {
+  if (helper_cap_ < wanted && now >= next_probe_) {
+    ++helper_cap_;  // the backoff has ended: try one helper more
+    next_probe_ = now + backoff_;
+  }
+  return std::min(wanted, helper_cap_);
+}
+
+// Calls have one helper fewer for min_backoff after a stall, twice as long after each stall of a
+// call that started within a backoff of the cap being raised, and half as long again after each
+// backoff without a stall.
+void ThreadPool::NoteCallEnd(int helpers, bool stalled, Clock::time_point start,
+                             Clock::time_point now) {
+  if (stalled) {
+    const bool recurring = backoff_ != Clock::duration::zero() && start < next_probe_ + backoff_;
+    backoff_ = recurring ? std::min(2 * backoff_, limits_.max_backoff) : limits_.min_backoff;
+    helper_cap_ = std::max(0, helpers - 1);
+    next_probe_ = now + backoff_;
+  } else if (backoff_ != Clock::duration::zero() && now >= next_probe_ + backoff_) {
+    backoff_ /= 2;  // a whole backoff without a stall
+    if (backoff_ < limits_.min_backoff) backoff_ = Clock::duration::zero();
+    next_probe_ = now;
+  }
+  recovering_.store(backoff_ != Clock::duration::zero(), std::memory_order_relaxed);
+}
+
 void ThreadPool::Run(size_t tasks, int threads, void (*function)(const void*, size_t),
                      const void* context) {
-  const int helpers =
+  const int wanted =
       static_cast<int>(std::min<size_t>(static_cast<size_t>(threads - 1), tasks - 1));
-  EnsureWorkers(helpers);
+  EnsureWorkers(wanted);
   Job job;
   job.function = function;
   job.context = context;
   job.tasks = tasks;
-  job.helpers_wanted = helpers;
+  const Clock::time_point start = Clock::now();
+  int helpers;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(&job);
-    queued_.store(queue_.size(), std::memory_order_release);
+    helpers = AllowedHelpers(wanted, start);
+    job.helpers_wanted = helpers;
+    if (helpers > 0) {
+      queue_.push_back(&job);
+      queued_.store(queue_.size(), std::memory_order_release);
+    }
+  }
+  if (helpers == 0) {
+    Work(job);
+    return;
   }
   if (helpers == 1) {
     wake_.notify_one();
@@ -76,6 +122,7 @@ void ThreadPool::Run(size_t tasks, int threads, void (*function)(const void*, si
     wake_.notify_all();
   }
   Work(job);
+  const Clock::time_point worked = Clock::now();
   {
     // No helper can join after this; wait for those that did.
     std::lock_guard<std::mutex> lock(mutex_);
@@ -87,13 +134,21 @@ void ThreadPool::Run(size_t tasks, int threads, void (*function)(const void*, si
   // one signals, so that a helper waiting for a core (a busy or oversubscribed machine) can have
   // this one.
   for (int spins = 0; spins < kSpinsBeforeSleep; ++spins) {
-    if (job.helpers_running.load(std::memory_order_acquire) == 0) return;
+    if (job.helpers_running.load(std::memory_order_acquire) == 0) {
+      if (!recovering_.load(std::memory_order_relaxed)) return;
+      std::lock_guard<std::mutex> lock(mutex_);
+      NoteCallEnd(helpers, false, start, worked);
+      return;
+    }
     ELTWISE_PAUSE();
   }
   std::unique_lock<std::mutex> lock(mutex_);
   job.caller_sleeping = true;
   helpers_done_.wait(lock,
                      [&] { return job.helpers_running.load(std::memory_order_acquire) == 0; });
+  const Clock::time_point done = Clock::now();
+  const bool stalled = done - worked > std::max<Clock::duration>(kStallMin, worked - start);
+  NoteCallEnd(helpers, stalled, start, done);
 }
 
 void ThreadPool::WorkerLoop() {

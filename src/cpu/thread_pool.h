@@ -5,25 +5,52 @@
 // counter, so a thread that the OS deschedules (a busy machine) holds back at most the one task
 // it is running; a caller that has run out of tasks sleeps (after a short spin) until its helpers
 // finish, which frees its core for a descheduled helper.
+//
+// A helper descheduled while it holds a task still makes its caller wait until the OS runs it
+// again (a scheduler slice, milliseconds), so on a machine where another process keeps cores busy,
+// helpers can cost more than they bring. The pool notices it (a caller that waited for its helpers
+// much longer than it worked, see kStallMin) and then gives calls one helper fewer, for a backoff
+// that doubles while stalls recur (10 ms to 1 s by default); when it ends, one helper more is tried
+// again.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 namespace eltwise {
 
+// A pool's backoff after a stall: from min_backoff, doubling while stalls recur, up to
+// max_backoff.
+struct PoolBackoff {
+  std::chrono::steady_clock::duration min_backoff = std::chrono::milliseconds(10);
+  std::chrono::steady_clock::duration max_backoff = std::chrono::seconds(1);
+};
+
 class ThreadPool {
  public:
+  using Clock = std::chrono::steady_clock;
+  explicit ThreadPool(PoolBackoff backoff = {}) : limits_(backoff) {}
+
   // The process-wide pool (created on first use; workers are added as larger thread counts are
   // requested).
   static ThreadPool& Global();
 
   ~ThreadPool();
+
+  // The most helpers a call gets now (below `threads - 1` only after stalls, see above), and the
+  // current backoff (zero when no stall happened lately).
+  struct Contention {
+    int helper_cap;
+    Clock::duration backoff;
+  };
+  Contention CurrentContention();
 
   // Runs body(task) for every task in [0, tasks), each exactly once, on the calling thread and at
   // most `threads - 1` workers, and returns when all have finished. Tasks are handed out in
@@ -55,6 +82,13 @@ class ThreadPool {
   static void Work(Job& job);
   void EnsureWorkers(int count);
   void WorkerLoop();
+  // Under mutex_: the helpers a call that wants `wanted` gets at `now` (raises the cap by one when
+  // the backoff has ended).
+  int AllowedHelpers(int wanted, Clock::time_point now);
+  // Under mutex_: the end of a call that had `helpers`; `stalled` when its caller waited for them
+  // much longer than it worked.
+  // `start`: when it was given its helpers.
+  void NoteCallEnd(int helpers, bool stalled, Clock::time_point start, Clock::time_point now);
 
   std::mutex mutex_;
   std::condition_variable wake_;
@@ -63,6 +97,12 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::atomic<size_t> queued_{0};  // queue_.size(), readable without the lock (for spinning)
   bool stop_ = false;
+  const PoolBackoff limits_;
+  // Contention state, guarded by mutex_.
+  int helper_cap_ = std::numeric_limits<int>::max();  // helpers a call may have
+  Clock::duration backoff_{};                         // zero: no stall lately
+  Clock::time_point next_probe_;                      // when helper_cap_ is raised by one again
+  std::atomic<bool> recovering_{false};  // backoff_ is not zero (read without the lock)
 };
 
 }  // namespace eltwise
