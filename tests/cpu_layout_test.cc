@@ -294,6 +294,20 @@ TensorDesc Desc(DataType type, const std::vector<uint64_t>& sizes,
                          : TensorDesc::Strided(type, sizes, strides);
 }
 
+// The reference kernel of `planned` run element by element over the walk: out_bytes of output,
+// the bytes no element maps to left at kSentinel.
+std::vector<std::byte> ReferenceOutput(Function planned, DataType type,
+                                       const std::vector<uint64_t>& sizes,
+                                       const std::vector<int64_t>& in_strides,
+                                       const std::vector<int64_t>& out_strides,
+                                       const std::vector<std::byte>& input, size_t out_bytes) {
+  std::vector<std::byte> want(out_bytes, kSentinel);
+  const ContiguousKernel ref = ReferenceKernels().Contiguous(planned, type);
+  ForEachElement(sizes, in_strides, out_strides, ElementSize(type),
+                 [&](uint64_t i, uint64_t o) { ref(input.data() + i, want.data() + o, 1); });
+  return want;
+}
+
 // Runs one case out of place on a device with `threads` threads and checks every output element
 // and that every other output byte is untouched.
 void CheckLayout(const LayoutCase& c, Function f, int threads) {
@@ -317,10 +331,8 @@ void CheckLayout(const LayoutCase& c, Function f, int threads) {
   std::vector<std::byte> output(out_bytes, kSentinel);
   ASSERT_TRUE(op->Execute({input.data(), in_bytes}, {output.data(), out_bytes}).ok());
 
-  std::vector<std::byte> want(out_bytes, kSentinel);
-  const ContiguousKernel ref = ReferenceKernels().Contiguous(Planned(f, c.type), c.type);
-  ForEachElement(c.sizes, in_strides, out_strides, esize,
-                 [&](uint64_t i, uint64_t o) { ref(input.data() + i, want.data() + o, 1); });
+  const std::vector<std::byte> want = ReferenceOutput(Planned(f, c.type), c.type, c.sizes,
+                                                      in_strides, out_strides, input, out_bytes);
   for (size_t b = 0; b < out_bytes; b += esize) {
     if (!SameResult(c.type, want.data() + b, output.data() + b)) {
       // Either a wrong element or a written padding element (want holds the sentinel there).
@@ -857,6 +869,17 @@ TEST(CpuKernelTables, GatheredAtEveryLengthWithinItsInput) {
   }
 }
 
+// Runs `plan` through `table` on `threads` threads and checks every output byte against `want`.
+void ExpectPlanOutput(const KernelTable& table, const Plan& plan, DataType type,
+                      const std::vector<std::byte>& input, const std::vector<std::byte>& want,
+                      int threads) {
+  std::vector<std::byte> output(want.size(), kSentinel);
+  RunPlanWithTable(table, plan, input.data(), output.data(), threads);
+  for (size_t b = 0; b < output.size(); b += ElementSize(type)) {
+    ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b)) << "output byte offset " << b;
+  }
+}
+
 // Plans through every kernel table (RunPlanWithTable), 1 and 2 threads: 2-d transposes at tile
 // edges and odd sizes, N-d permutations the planner reduces to batched 2-d transposes, a
 // transposed input into a strided output and a transposed input with a stride along its fast dim
@@ -894,21 +917,14 @@ TEST(CpuLayouts, TransposedPlansOnEveryTable) {
           ASSERT_EQ(plan.layout, Layout::kTransposed);
           const std::vector<std::byte> input =
               MixedInputs(type, in_desc.total_tensor_size_in_bytes / esize + 1, 5);
-          std::vector<std::byte> want(out_desc.total_tensor_size_in_bytes, kSentinel);
-          const ContiguousKernel ref = ReferenceKernels().Contiguous(planned, type);
-          ForEachElement(c.sizes, in_strides, out_strides, esize, [&](uint64_t i, uint64_t o) {
-            ref(input.data() + i, want.data() + o, 1);
-          });
+          const std::vector<std::byte> want =
+              ReferenceOutput(planned, type, c.sizes, in_strides, out_strides, input,
+                              out_desc.total_tensor_size_in_bytes);
           for (int threads : {1, 2}) {
             SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(planned)) + " " +
                          std::string(Name(type)) + " rank " + std::to_string(c.sizes.size()) +
                          " threads=" + std::to_string(threads));
-            std::vector<std::byte> output(out_desc.total_tensor_size_in_bytes, kSentinel);
-            RunPlanWithTable(*table.table, plan, input.data(), output.data(), threads);
-            for (size_t b = 0; b < output.size(); b += esize) {
-              ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b))
-                  << "output byte offset " << b;
-            }
+            ExpectPlanOutput(*table.table, plan, type, input, want, threads);
           }
         }
       }
@@ -954,23 +970,16 @@ TEST(CpuLayouts, GatheredPlansOnEveryTable) {
             ASSERT_EQ(plan.layout, Layout::kGathered);
             const std::vector<std::byte> input =
                 MixedInputs(type, in_desc.total_tensor_size_in_bytes / esize + 1, 3);
-            std::vector<std::byte> want(out_desc.total_tensor_size_in_bytes, kSentinel);
-            const ContiguousKernel ref = ReferenceKernels().Contiguous(planned, type);
-            ForEachElement(
-                sizes, in_strides, PackedStrides(sizes), esize,
-                [&](uint64_t i, uint64_t o) { ref(input.data() + i, want.data() + o, 1); });
+            const std::vector<std::byte> want =
+                ReferenceOutput(planned, type, sizes, in_strides, PackedStrides(sizes), input,
+                                out_desc.total_tensor_size_in_bytes);
             for (int threads : {1, 2}) {
               if (large && threads == 1) continue;
               SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(planned)) + " " +
                            std::string(Name(type)) + " stride " + std::to_string(k) + " rows " +
                            std::to_string(sizes.size() > 1 ? sizes[0] : 1) +
                            " threads=" + std::to_string(threads));
-              std::vector<std::byte> output(out_desc.total_tensor_size_in_bytes, kSentinel);
-              RunPlanWithTable(*table.table, plan, input.data(), output.data(), threads);
-              for (size_t b = 0; b < output.size(); b += esize) {
-                ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b))
-                    << "output byte offset " << b;
-              }
+              ExpectPlanOutput(*table.table, plan, type, input, want, threads);
             }
           }
         }

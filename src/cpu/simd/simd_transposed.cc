@@ -69,6 +69,18 @@ constexpr size_t BitReverse(size_t i, size_t bits) {
   return r;
 }
 
+// Transposes each 128-bit block of `rows` (an L x L block, L = 16 / lane size) in place: log2(L)
+// rounds, after which vector i holds the block's column BitReverse(i).
+template <class D, size_t L>
+HWY_INLINE void TransposeBlocksInRegisters(D d, hn::Vec<D> (&rows)[L]) {
+  using Lane = hn::TFromD<D>;
+  static_assert(L == 16 / sizeof(Lane));
+  if constexpr (sizeof(Lane) == 1) InterleaveRound<1>(d, rows);
+  if constexpr (sizeof(Lane) <= 2) InterleaveRound<2>(d, rows);
+  if constexpr (sizeof(Lane) <= 4) InterleaveRound<4>(d, rows);
+  InterleaveRound<8>(d, rows);
+}
+
 // Loads a vector of D whose 128-bit block k comes from p + k * block_stride.
 template <class D>
 HWY_INLINE hn::Vec<D> LoadBlocks(D d, const std::byte* p, ptrdiff_t block_stride) {
@@ -100,10 +112,7 @@ HWY_INLINE void TransposeToRows(D d, const std::byte* in, ptrdiff_t in_stride, s
   for (size_t i = 0; i < L; ++i) {
     rows[i] = LoadBlocks(d, in + static_cast<ptrdiff_t>(i) * in_stride, block_stride);
   }
-  if constexpr (sizeof(Lane) == 1) InterleaveRound<1>(d, rows);
-  if constexpr (sizeof(Lane) <= 2) InterleaveRound<2>(d, rows);
-  if constexpr (sizeof(Lane) <= 4) InterleaveRound<4>(d, rows);
-  InterleaveRound<8>(d, rows);
+  TransposeBlocksInRegisters(d, rows);
   for (size_t i = 0; i < L; ++i) {
     const ptrdiff_t row = static_cast<ptrdiff_t>(BitReverse(i, kBits));
     hn::StoreU(Op::Apply(d, rows[i]), d, reinterpret_cast<Lane*>(out + row * out_pitch));
@@ -201,10 +210,7 @@ HWY_INLINE void TransposeInBlocks(D d, const std::byte* in, ptrdiff_t in_stride,
     rows[i] =
         hn::LoadU(d, reinterpret_cast<const Lane*>(in + static_cast<ptrdiff_t>(i) * in_stride));
   }
-  if constexpr (sizeof(Lane) == 1) InterleaveRound<1>(d, rows);
-  if constexpr (sizeof(Lane) <= 2) InterleaveRound<2>(d, rows);
-  if constexpr (sizeof(Lane) <= 4) InterleaveRound<4>(d, rows);
-  InterleaveRound<8>(d, rows);
+  TransposeBlocksInRegisters(d, rows);
   for (size_t i = 0; i < L; ++i) {
     const ptrdiff_t row = static_cast<ptrdiff_t>(BitReverse(i, kBits));
     StoreBlocks(d, Op::Apply(d, rows[i]), out + row * out_pitch,
