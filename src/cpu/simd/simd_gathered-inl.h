@@ -1,4 +1,3 @@
-// ---------------------------------------------------------------------------------------------
 // Gathered input (KernelTable::gathered): out[i] = f(in[k * i]) for k = 2, 3, 4. Each vector of
 // output lanes comes from k vectors of input de-interleaved in registers (LoadInterleaved2/3/4:
 // ConcatEven of two vectors for k = 2 on x86, vld2/3/4 on NEON, ld2/3/4 on SVE, shuffles of 128-bit

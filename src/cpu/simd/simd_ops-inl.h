@@ -5,7 +5,6 @@
 // scalar functors of src/ref/functors.h on every target and under any floating-point environment
 // (rounding mode, FTZ/DAZ):
 //
-//
 //  * Sign works on bit patterns with integer compares (never float compares, which DAZ would bend).
 //  * Round on f32/f64 uses explicit-rounding instructions (x86 ROUNDPS/VRNDSCALE immediates, Arm
 //    FRINT*), which ignore the MXCSR/FPCR rounding mode. DAZ/FZ make them read a subnormal as ±0,

@@ -1,4 +1,3 @@
-// ---------------------------------------------------------------------------------------------
 // Transposed tiles (KernelTable::transposed): L x L blocks, L = 16 / sizeof(T), one per 128-bit
 // block of vectors that hold L input rows, transposed in registers by log2(L) rounds of
 // InterleaveLower/InterleaveUpper at doubling lane widths; the op is applied to each transposed
