@@ -85,9 +85,8 @@ class ThreadPool {
   // Under mutex_: the helpers a call that wants `wanted` gets at `now` (raises the cap by one when
   // the backoff has ended).
   int AllowedHelpers(int wanted, Clock::time_point now);
-  // Under mutex_: the end of a call that had `helpers`; `stalled` when its caller waited for them
-  // much longer than it worked.
-  // `start`: when it was given its helpers.
+  // Under mutex_: the end (at `now`) of a call that was given `helpers` at `start`; `stalled`
+  // when its caller waited for them much longer than it worked.
   void NoteCallEnd(int helpers, bool stalled, Clock::time_point start, Clock::time_point now);
 
   std::mutex mutex_;

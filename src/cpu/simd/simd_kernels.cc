@@ -76,8 +76,6 @@ HWY_INLINE void Step(D d, const std::byte* in, std::byte* out, size_t i) {
 }
 
 // Up to n < Lanes(full vector): 128-bit vectors (one last overlapping), else scalar.
-// The vector tags of an op: lanes of Op::Lane, as many as a vector of Op::Wide holds.
-
 template <class Op, class Functor, class T>
 HWY_INLINE void ShortRun(const std::byte* in, std::byte* out, size_t n) {
   const ShortTag<Op> d;
