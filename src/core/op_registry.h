@@ -29,7 +29,9 @@ struct OnnxVersion {
 };
 
 // An op's option: one enumeration field of its description, values 0 to values.size() - 1. Value
-// 0 is the description's default (what the front ends take when no value is given).
+// 0 is the description's default (what the front ends take when no value is given). An op without
+// an option leaves it empty (no names): it has one function, option value 0, and the front ends
+// offer no flag or keyword for it (HasOption, OptionValueCount).
 struct OptionInfo {
   std::string_view field;                   // the description's field, the CLI flag: "nan", "mode"
   std::span<const std::string_view> names;  // the name of each value ("zero", "propagate")
@@ -51,6 +53,12 @@ struct OpInfo {
   int onnx_option;                             // the option value ONNX's definition means
   std::string_view summary;                    // one line for the CLI
 };
+
+// Whether `info`'s op has an option, and how many option values (functions) it has: 1 without one.
+inline bool HasOption(const OpInfo& info) { return !info.option.names.empty(); }
+inline int OptionValueCount(const OpInfo& info) {
+  return HasOption(info) ? static_cast<int>(info.option.names.size()) : 1;
+}
 
 // Every op, in ELTWISE_FOR_EACH_OP order (AllOps()[i].op == Op(i)).
 std::span<const OpInfo> AllOps();
