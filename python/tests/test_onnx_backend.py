@@ -16,7 +16,7 @@ onnx = pytest.importorskip("onnx")
 # The backend wraps the C++ front end; a build with ELTWISE_BUILD_ONNX=OFF has neither.
 pytest.importorskip("eltwise._onnx", reason="eltwise built without its ONNX front end")
 
-import onnx.backend.test  # noqa: E402
+import onnx.backend.test  # noqa: E402, F811 (the submodule, under the name importorskip bound)
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from onnx.reference import ReferenceEvaluator  # noqa: E402
 

@@ -4,7 +4,6 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import eltwise
 from conftest import ALL_DTYPES, BITS, OPS, assert_bits_equal, call, expected, is_float
 
 

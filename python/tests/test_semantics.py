@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import eltwise
-from conftest import (ALL_DTYPES, BFLOAT16, MODES, OPS, all_bit_patterns, assert_bits_equal, call,
+from conftest import (ALL_DTYPES, BFLOAT16, OPS, all_bit_patterns, assert_bits_equal, call,
                       expected, expected_round, expected_sign, special_values)
 
 SMALL = [np.dtype(t) for t in ("float16", "int8", "uint8", "int16", "uint16")] + (

@@ -22,7 +22,7 @@ def main():
         p = subprocess.run([eltwise, "onnx-test", os.path.join(root, name)], capture_output=True,
                            text=True, timeout=60)
         lines = p.stdout.strip().split("\n")
-        fail_lines = [l for l in lines if l.startswith("FAIL " + name)]
+        fail_lines = [line for line in lines if line.startswith("FAIL " + name)]
         problems = []
         if p.returncode != 1:
             problems.append(f"exit status {p.returncode}, expected 1")

@@ -86,7 +86,9 @@ def main():
                 f"{tmp}/yb.npy")
         got = np.load(os.path.join(tmp, "yb.npy")).view(np.uint16) if p.returncode == 0 else None
         want = load_pb(os.path.join(data, "output_0.pb")).view(np.uint16)
-        nan = lambda b: (b & 0x7FFF) > 0x7F80
+        def nan(b):
+            return (b & 0x7FFF) > 0x7F80
+
         check(got is not None and got.shape == want.shape and
               bool(np.all((got == want) | (nan(got) & nan(want)))), "run: bfloat16 .npy", p)
     except ImportError:
