@@ -1,7 +1,7 @@
 // Fuzzes descriptor validation, compilation and execution on the CPU device.
 //
-// Each input encodes a feature level, an operator (Sign or Round, with any nan/mode value), two
-// tensor descriptions with arbitrary types, ranks, sizes, strides, total sizes and alignments,
+// Each input encodes a feature level, an operator (any of the registry's, with any option value),
+// two tensor descriptions with arbitrary types, ranks, sizes, strides, total sizes and alignments,
 // optionally passed through the DirectML descriptor structs, then bindings of arbitrary sizes,
 // addresses and overlap. Checked:
 //  * accept/reject agrees with an independent model of the rules of docs/semantics.md section 2
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/op_registry.h"
 #include "eltwise/directml.h"
 #include "eltwise/eltwise.h"
 #include "fuzz_util.h"
@@ -163,6 +164,32 @@ bool IsKnownLevel(FeatureLevel level) {
   return false;
 }
 
+// The per-op rules of docs/semantics.md section 2, written from its tables (not from the op
+// registry), in ELTWISE_FOR_EACH_OP order: a new op does not compile until its row is written.
+// Levels as DML_FEATURE_LEVEL values; kNever: not at any DirectML level.
+constexpr uint32_t kNever = 0xFFFFFFFF;
+struct OpRules {
+  uint32_t first_level;        // the lowest DirectML level with the op
+  uint32_t small_ints_since;   // int8-32 and uint8-32 at DirectML levels (float32/16 always)
+  uint32_t wide_ints_since;    // int64 and uint64 at DirectML levels
+  int directml_option_values;  // option values [0, n) at DirectML levels
+  int extended_option_values;  // option values [0, n) at the extended level; 0: no option
+};
+constexpr OpRules kOpRules[] = {
+    {.first_level = 0x2000,  // Sign: nan zero/propagate everywhere
+     .small_ints_since = 0x2100,
+     .wide_ints_since = 0x4100,
+     .directml_option_values = 2,
+     .extended_option_values = 2},
+    {.first_level = 0x2100,  // Round: DML_ROUNDING_MODE 0-2, down and up extended
+     .small_ints_since = kNever,
+     .wide_ints_since = kNever,
+     .directml_option_values = 3,
+     .extended_option_values = 5},
+};
+static_assert(std::size(kOpRules) == kOpCount, "one row of rules per op");
+const OpRules& RulesOf(Op op) { return kOpRules[static_cast<size_t>(op)]; }
+
 // The answer of docs/semantics.md section 2 for one tensor. nullopt: "the model cannot decide"
 // (output self-overlap of a large interleaved tensor, which eltwise may reject conservatively).
 bool ModelTensorOk(FeatureLevel level, Op op, const TensorDesc& t) {
@@ -177,11 +204,11 @@ bool ModelTensorOk(FeatureLevel level, Op op, const TensorDesc& t) {
                            type == DataType::kInt32 || type == DataType::kUInt8 ||
                            type == DataType::kUInt16 || type == DataType::kUInt32;
     const bool wide_int = type == DataType::kInt64 || type == DataType::kUInt64;
-    bool type_ok = f;
-    if (op == Op::kSign) {
-      type_ok = f || (small_int && v >= 0x2100) || (wide_int && v >= 0x4100);
+    const OpRules& rules = RulesOf(op);
+    if (!f && !(small_int && v >= rules.small_ints_since) &&
+        !(wide_int && v >= rules.wide_ints_since)) {
+      return false;
     }
-    if (!type_ok) return false;
     const int rank = t.rank();
     if (v < 0x3000 ? rank != 4 : (rank < 1 || rank > 8)) return false;
   } else if (t.rank() > 8) {
@@ -234,9 +261,13 @@ std::optional<bool> ModelAccepts(FeatureLevel level, Op op, int param, const Ten
   if (!IsKnownLevel(level)) return false;
   const bool extended = level == FeatureLevel::kExtended;
   const auto v = static_cast<uint32_t>(level);
-  if (!extended && v < (op == Op::kSign ? 0x2000u : 0x2100u)) return false;
-  if (op == Op::kSign && param > 1) return false;
-  if (op == Op::kRound && param > (extended ? 4 : 2)) return false;
+  const OpRules& rules = RulesOf(op);
+  if (!extended && v < rules.first_level) return false;
+  // An op without an option ignores the value (its description has no field for it).
+  if (rules.extended_option_values > 0 &&
+      param >= (extended ? rules.extended_option_values : rules.directml_option_values)) {
+    return false;
+  }
   if (!ModelTensorOk(level, op, in) || !ModelTensorOk(level, op, out)) return false;
   if (in.type != out.type || in.sizes != out.sizes) return false;
   const std::optional<bool> overlap = ModelSelfOverlap(out);
@@ -401,7 +432,7 @@ void Run(FuzzedDataProvider& fdp) {
   } else {
     level = levels[fdp.ConsumeIntegralInRange<size_t>(0, levels.size() - 1)];
   }
-  const Op op = fdp.ConsumeBool() ? Op::kSign : Op::kRound;
+  const Op op = static_cast<Op>(fdp.ConsumeIntegralInRange<int>(0, kOpCount - 1));
   int param = fdp.ConsumeIntegralInRange<int>(0, 5);
   if (fdp.ConsumeIntegralInRange<int>(0, 31) == 0) param = fdp.ConsumeIntegral<uint8_t>();
 
@@ -431,12 +462,7 @@ void Run(FuzzedDataProvider& fdp) {
   ConsumeTotalAndAlignment(fdp, in);
   ConsumeTotalAndAlignment(fdp, out);
 
-  OperatorDesc desc;
-  if (op == Op::kSign) {
-    desc = SignDesc{in, out, static_cast<NanPolicy>(param)};
-  } else {
-    desc = RoundDesc{in, out, static_cast<RoundingMode>(param)};
-  }
+  const OperatorDesc desc = MakeDesc(op, param, in, out);
 
   // eltwise decides self-overlap of an interleaved strided output exactly by sorting its offsets
   // up to 2^22 elements; that costs seconds per call under the sanitizers, so such outputs are
@@ -473,8 +499,11 @@ void Run(FuzzedDataProvider& fdp) {
   // sometimes with one structural defect that FromDirectML must reject.
   Expected<CompiledOperator> compiled = Status(StatusCode::kInternal, "not compiled");
   DmlTensor dml_in, dml_out;
-  if (fdp.ConsumeBool() && param <= 2 && (op == Op::kRound || param == 0) && MakeDml(in, dml_in) &&
-      MakeDml(out, dml_out)) {
+  // Sign and Round have DirectML structs; Sign's nan policy is an eltwise option (zero:
+  // DirectML's).
+  const bool has_dml_struct = op == Op::kSign || op == Op::kRound;
+  if (fdp.ConsumeBool() && has_dml_struct && param <= 2 && (op == Op::kRound || param == 0) &&
+      MakeDml(in, dml_in) && MakeDml(out, dml_out)) {
     DML_ELEMENT_WISE_SIGN_OPERATOR_DESC sign{&dml_in.tensor, &dml_out.tensor};
     DML_ELEMENT_WISE_ROUND_OPERATOR_DESC round{&dml_in.tensor, &dml_out.tensor,
                                                static_cast<DML_ROUNDING_MODE>(param)};
@@ -667,16 +696,14 @@ void Run(FuzzedDataProvider& fdp) {
   const uint64_t in_index = static_cast<uint64_t>(in_ptr - in_arena->base);
   const uint64_t out_index = static_cast<uint64_t>(out_ptr - target_base);
   if (count != 0) {
+    const Function function =
+        FunctionOfEntry(op, RulesOf(op).extended_option_values > 0 ? param : 0);
     const std::vector<uint64_t> in_offsets = ElementOffsets(in);
     const std::vector<uint64_t> out_offsets = ElementOffsets(out);
     for (uint64_t k = 0; k < count; ++k) {
       const std::byte* x = in_before.data() + in_index + in_offsets[k] * esize;
       std::byte* y = target.data() + out_index + out_offsets[k] * esize;
-      if (op == Op::kSign) {
-        ReferenceSign(static_cast<NanPolicy>(param), in.type, x, y);
-      } else {
-        ReferenceRound(static_cast<RoundingMode>(param), in.type, x, y);
-      }
+      ReferenceElement(function, in.type, x, y);
       std::byte* got = actual_out_base + out_index + out_offsets[k] * esize;
       if (IsNanElement(in.type, y) && IsNanElement(in.type, got)) std::memcpy(y, got, esize);
     }

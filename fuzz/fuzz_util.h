@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/function.h"
 #include "eltwise/eltwise.h"
 #include "ref/compare.h"
 #include "ref/functors.h"
@@ -73,28 +74,25 @@ void ApplyOne(F f, DataType type, const std::byte* in, std::byte* out) {
   Fail("unknown data type");
 }
 
-// The reference result of Sign (nan policy) or Round (mode) for one element.
-inline void ReferenceSign(NanPolicy nan, DataType type, const std::byte* in, std::byte* out) {
-  if (nan == NanPolicy::kZero) {
-    ApplyOne(SignFunctor<NanPolicy::kZero>{}, type, in, out);
-  } else {
-    ApplyOne(SignFunctor<NanPolicy::kPropagate>{}, type, in, out);
-  }
+// The function of (op, option value): the first entry of function.h's list with both.
+inline Function FunctionOfEntry(Op op, int option) {
+#define ELTWISE_FUZZ_ENTRY(e, F, entry_op, entry_option) \
+  if (entry_op == op && static_cast<int>(entry_option) == option) return Function::e;
+  ELTWISE_FOR_EACH_FUNCTION(ELTWISE_FUZZ_ENTRY)
+#undef ELTWISE_FUZZ_ENTRY
+  Fail("no function for this op and option value");
 }
-inline void ReferenceRound(RoundingMode mode, DataType type, const std::byte* in, std::byte* out) {
-  switch (mode) {
-    case RoundingMode::kHalvesToNearestEven:
-      return ApplyOne(RoundFunctor<RoundingMode::kHalvesToNearestEven>{}, type, in, out);
-    case RoundingMode::kTowardZero:
-      return ApplyOne(RoundFunctor<RoundingMode::kTowardZero>{}, type, in, out);
-    case RoundingMode::kTowardInfinity:
-      return ApplyOne(RoundFunctor<RoundingMode::kTowardInfinity>{}, type, in, out);
-    case RoundingMode::kDown:
-      return ApplyOne(RoundFunctor<RoundingMode::kDown>{}, type, in, out);
-    case RoundingMode::kUp:
-      return ApplyOne(RoundFunctor<RoundingMode::kUp>{}, type, in, out);
+
+// The reference result of function `f` for one element: its scalar functor (function.h).
+inline void ReferenceElement(Function f, DataType type, const std::byte* in, std::byte* out) {
+  switch (f) {
+#define ELTWISE_FUZZ_FUNCTION(e, F, op, option) \
+  case Function::e:                             \
+    return ApplyOne(F{}, type, in, out);
+    ELTWISE_FOR_EACH_FUNCTION(ELTWISE_FUZZ_FUNCTION)
+#undef ELTWISE_FUZZ_FUNCTION
   }
-  Fail("unknown rounding mode");
+  Fail("unknown function");
 }
 
 }  // namespace eltwise::fuzz

@@ -55,7 +55,7 @@ void Run(const uint8_t* data, size_t size) {
   const size_t esize = ElementSize(array.type);
   for (size_t k = 0; k < array.data.size(); k += esize) {
     std::byte want[8];
-    ReferenceSign(NanPolicy::kPropagate, array.type, in.data() + k, want);
+    ReferenceElement(Function::kSignNanPropagate, array.type, in.data() + k, want);
     ELTWISE_FUZZ_CHECK(SameResult(array.type, want, out.data() + k));
   }
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/function.h"
+#include "core/op_registry.h"
 #include "cpu/kernels.h"
 #include "fp_control.h"
 #include "oracle.h"
@@ -16,26 +17,10 @@
 namespace eltwise::testing {
 namespace {
 
-Decoded Expected(Function f, DataType type, const Decoded& x) {
-  switch (f) {
-    case Function::kSignNanZero:
-      return OracleSign(type, x, NanPolicy::kZero);
-    case Function::kSignNanPropagate:
-      return OracleSign(type, x, NanPolicy::kPropagate);
-    case Function::kRoundHalvesToNearestEven:
-      return OracleRound(type, x, RoundingMode::kHalvesToNearestEven);
-    case Function::kRoundTowardZero:
-      return OracleRound(type, x, RoundingMode::kTowardZero);
-    case Function::kRoundTowardInfinity:
-      return OracleRound(type, x, RoundingMode::kTowardInfinity);
-    case Function::kRoundDown:
-      return OracleRound(type, x, RoundingMode::kDown);
-    case Function::kRoundUp:
-      return OracleRound(type, x, RoundingMode::kUp);
-    case Function::kCopy:
-      return x;
-  }
-  return x;
+// What function `f` must return for x: the oracle of the operator description `f` stands for (its
+// op and option value, from function.h's list; `desc`), or x itself for the copy.
+Decoded Expected(Function f, const OperatorDesc& desc, DataType type, const Decoded& x) {
+  return f == Function::kCopy ? x : OracleFor(desc, type, x);
 }
 
 // Compares outputs element by element; reports the first few mismatches.
@@ -43,10 +28,11 @@ void ExpectMatchesOracle(Function f, DataType type, const std::vector<std::byte>
                          const std::byte* out, ptrdiff_t out_stride, const std::string& where) {
   const size_t esize = ElementSize(type);
   const size_t n = in.size() / esize;
+  const OperatorDesc desc = MakeDesc(OpOfFunction(f), OptionOfFunction(f), {}, {});
   int reported = 0;
   for (size_t i = 0; i < n && reported < 5; ++i) {
     const Decoded x = Decode(type, in.data() + i * esize);
-    const Decoded want = Expected(f, type, x);
+    const Decoded want = Expected(f, desc, type, x);
     const Decoded got = Decode(type, out + static_cast<ptrdiff_t>(i) * out_stride);
     if (!SameValue(want, got)) {
       ADD_FAILURE() << where << " " << Name(f) << " " << Name(type) << " x=" << ToString(type, x)

@@ -78,17 +78,24 @@ constexpr OpInfo kOps[] = {
      .summary = "Round every element of a .npy array (DML ELEMENT_WISE_ROUND, ONNX Round)"},
 };
 static_assert(std::size(kOps) == kOpCount, "one registry entry per ELTWISE_FOR_EACH_OP entry");
-#define ELTWISE_OP_CHECK_ENTRY(e, Desc)                       \
-  static_assert(kOps[static_cast<size_t>(Op::e)].op == Op::e, \
-                "registry entries must follow ELTWISE_FOR_EACH_OP's order");
+#define ELTWISE_OP_CHECK_ENTRY(e, Desc)                                                    \
+  static_assert(kOps[static_cast<size_t>(Op::e)].op == Op::e,                              \
+                "registry entries must follow ELTWISE_FOR_EACH_OP's order");               \
+  static_assert(HasOption(kOps[static_cast<size_t>(Op::e)]) == HasOptionField<Desc>,       \
+                "an op has option names in the registry exactly when its description has " \
+                "an OptionField overload (op_registry.h)");
 ELTWISE_FOR_EACH_OP(ELTWISE_OP_CHECK_ENTRY)
 #undef ELTWISE_OP_CHECK_ENTRY
 
-// The option field of each description (one overload per op).
-NanPolicy& OptionField(SignDesc& d) { return d.nan; }
-RoundingMode& OptionField(RoundDesc& d) { return d.mode; }
-int OptionValue(const SignDesc& d) { return static_cast<int>(d.nan); }
-int OptionValue(const RoundDesc& d) { return static_cast<int>(d.mode); }
+// The option value of a description: 0 for an op without an option.
+template <class Desc>
+int OptionValue(const Desc& d) {
+  if constexpr (HasOptionField<Desc>) {
+    return static_cast<int>(OptionField(const_cast<Desc&>(d)));  // read only
+  } else {
+    return 0;
+  }
+}
 
 // Each function's (op, option value), from ELTWISE_FOR_EACH_FUNCTION.
 struct FunctionEntry {
@@ -131,8 +138,10 @@ OperatorDesc MakeDesc(Op op, int option, TensorDesc input, TensorDesc output) {
   OperatorDesc desc = kDefaults[static_cast<size_t>(op)];
   std::visit(
       [&](auto& d) {
-        auto& field = OptionField(d);
-        field = static_cast<std::remove_reference_t<decltype(field)>>(option);
+        if constexpr (HasOptionField<std::remove_reference_t<decltype(d)>>) {
+          auto& field = OptionField(d);
+          field = static_cast<std::remove_reference_t<decltype(field)>>(option);
+        }
         d.input = std::move(input);
         d.output = std::move(output);
       },

@@ -55,10 +55,19 @@ struct OpInfo {
 };
 
 // Whether `info`'s op has an option, and how many option values (functions) it has: 1 without one.
-inline bool HasOption(const OpInfo& info) { return !info.option.names.empty(); }
-inline int OptionValueCount(const OpInfo& info) {
+constexpr bool HasOption(const OpInfo& info) { return !info.option.names.empty(); }
+constexpr int OptionValueCount(const OpInfo& info) {
   return HasOption(info) ? static_cast<int>(info.option.names.size()) : 1;
 }
+
+// The option field of each description that has one: one overload per op with an option (none
+// for an op without). The registry's entry and these overloads must agree (op_registry.cc checks).
+inline NanPolicy& OptionField(SignDesc& d) { return d.nan; }
+inline RoundingMode& OptionField(RoundDesc& d) { return d.mode; }
+template <class Desc>
+concept HasOptionField = requires(Desc& d) {
+  OptionField(d);
+};
 
 // Every op, in ELTWISE_FOR_EACH_OP order (AllOps()[i].op == Op(i)).
 std::span<const OpInfo> AllOps();

@@ -219,8 +219,15 @@ Status ValidateLevelHasOp(FeatureLevel level, Op op) {
   return Status::Ok();
 }
 
-// The checks of each op's options: one overload per description type, chosen by std::visit (an
-// op without one does not compile).
+// The checks of each op's options: one overload per description type with an option, chosen by
+// std::visit (an op with an option but without its overload does not compile). An op without an
+// option has nothing to check.
+template <class Desc>
+requires(!HasOptionField<Desc>) Status
+    ValidateOptions(FeatureLevel /*level*/, const Desc& /*desc*/) {
+  return Status::Ok();
+}
+
 Status ValidateOptions(FeatureLevel /*level*/, const SignDesc& sign) {
   if (sign.nan != NanPolicy::kZero && sign.nan != NanPolicy::kPropagate) {
     return InvalidArgument("nan is " + std::to_string(static_cast<int>(sign.nan)) +
