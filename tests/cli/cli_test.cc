@@ -1,4 +1,4 @@
-// Tests of the `eltwise` executable: .npy files built by hand (tests/cli/npy_bytes.h), the tool run
+// Tests of the `eltwise` executable: .npy files built by hand (tests/npy_bytes.h), the tool run
 // as a subprocess, outputs split by the test and compared bit for bit with tests/oracle.h.
 #include <gtest/gtest.h>
 #if !defined(_WIN32)
