@@ -25,7 +25,7 @@ semantics='*KernelSemantics*:*PublicApiSemantics*:DirectMLRoundingTable.*'
 semantics+=':SignedZeroAndSpecials.*:IntegerSign.*:SignOnnxExample.*'
 run "eltwise_tests (kernel tables, public API, DirectML table)" $bin/tests/eltwise_tests \
   --gtest_filter="$semantics"
-run "eltwise_npy_tests (both byte orders)" $bin/tests/cli/eltwise_npy_tests
+run "eltwise_npy_tests (both byte orders)" $bin/tests/npy/eltwise_npy_tests
 run "eltwise_cli_tests" $bin/tests/cli/eltwise_cli_tests
 run "eltwise_fuzz_regression_test" $bin/tests/eltwise_fuzz_regression_test
 step "done"

@@ -22,7 +22,7 @@ namespace {
 
 using ::onnx::TensorProto;
 
-std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+using internal::Quoted;
 
 Status IoError(std::string message) { return Status(StatusCode::kIoError, std::move(message)); }
 

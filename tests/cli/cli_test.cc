@@ -1,4 +1,4 @@
-// Tests of the `eltwise` executable: .npy files built by hand (tests/cli/npy_bytes.h), the tool run
+// Tests of the `eltwise` executable: .npy files built by hand (tests/npy_bytes.h), the tool run
 // as a subprocess, outputs split by the test and compared bit for bit with tests/oracle.h.
 #include <gtest/gtest.h>
 #if !defined(_WIN32)
@@ -39,11 +39,6 @@ namespace eltwise::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr DataType kAllTypes[] = {DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16,
-                                  DataType::kFloat64, DataType::kInt8,    DataType::kInt16,
-                                  DataType::kInt32,   DataType::kInt64,   DataType::kUInt8,
-                                  DataType::kUInt16,  DataType::kUInt32,  DataType::kUInt64};
 
 struct CliResult {
   int exit_code = -1;  // -1: killed by a signal
@@ -230,7 +225,7 @@ std::vector<std::string> Options(const std::string& op) {
 // Every type (8- and 16-bit exhaustively, special and random values otherwise), every NaN policy
 // and rounding mode, little- and big-endian.
 TEST_F(Cli, EveryTypeOpAndByteOrder) {
-  for (DataType type : kAllTypes) {
+  for (DataType type : kTestAllTypes) {
     const std::vector<std::byte> values = TestInputs(type, 2048);
     const std::string shape = "(" + std::to_string(values.size() / ElementSize(type)) + ",)";
     for (bool big_endian : {false, true}) {
@@ -431,7 +426,7 @@ TEST_F(Cli, StreamedInChunks) {
   for (const char* chunk : {"64", "1000"}) {  // 1000 is rounded down to 960
     const ScopedEnv env("ELTWISE_CHUNK_BYTES", chunk);
     int variant = 0;
-    for (DataType type : kAllTypes) {
+    for (DataType type : kTestAllTypes) {
       std::vector<std::byte> values = TestInputs(type, 4096);
       const size_t element_size = ElementSize(type);
       size_t columns = values.size() / element_size / 7 - 1;

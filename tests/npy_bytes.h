@@ -13,6 +13,12 @@
 
 namespace eltwise::testing {
 
+// Every eltwise type; a .npy file holds each (TestDescr gives its descr).
+inline constexpr DataType kTestAllTypes[] = {
+    DataType::kFloat32, DataType::kFloat16, DataType::kBFloat16, DataType::kFloat64,
+    DataType::kInt8,    DataType::kInt16,   DataType::kInt32,    DataType::kInt64,
+    DataType::kUInt8,   DataType::kUInt16,  DataType::kUInt32,   DataType::kUInt64};
+
 // The descr NumPy uses for `type` ('<V2' for bfloat16, as np.save writes ml_dtypes.bfloat16).
 inline std::string TestDescr(DataType type, bool big_endian) {
   switch (type) {
