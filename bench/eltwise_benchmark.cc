@@ -14,34 +14,36 @@
 // For ratios against a copy measured in the same run, use `eltwise bench`.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/function.h"
 #include "cpu/kernels.h"
 #include "eltwise/eltwise.h"
+#include "toolkit/baselines.h"
+#include "toolkit/buffers.h"
+#include "toolkit/layouts.h"
+#include "toolkit/sizes.h"
 
 namespace eltwise {
 namespace {
 
-struct AlignedBuffer {
-  explicit AlignedBuffer(size_t bytes)
-      : data(static_cast<std::byte*>(
-            ::operator new (std::max<size_t>(bytes, 64), std::align_val_t{64}))),
-        size(bytes) {
+// Aligned memory whose every page is written before timing: random bits that read as finite
+// values in every type.
+struct FilledBuffer : bench::AlignedBuffer {
+  explicit FilledBuffer(size_t bytes) : AlignedBuffer(bytes) {
     std::mt19937_64 rng(1);
     for (size_t i = 0; i < bytes; i += 8) {
-      const uint64_t r = rng() & 0xBFFFBFFFBFFFBFFFull;  // finite-looking values, any type
-      std::memcpy(data + i, &r, std::min<size_t>(8, bytes - i));
+      const uint64_t r = rng() & 0xBFFFBFFFBFFFBFFFull;  // no exponent of all ones, any type
+      std::memcpy(data() + i, &r, std::min<size_t>(8, bytes - i));
     }
   }
-  ~AlignedBuffer() { ::operator delete (data, std::align_val_t{64}); }
-  std::byte* data;
-  size_t size;
 };
 
 const std::vector<uint64_t>& Sizes() {
@@ -51,24 +53,13 @@ const std::vector<uint64_t>& Sizes() {
   return sizes;
 }
 
-std::string SizeName(uint64_t bytes) {
-  if (bytes >= (1u << 20)) return std::to_string(bytes >> 20) + "MiB";
-  return std::to_string(bytes >> 10) + "KiB";
-}
-
 void KernelBenchmark(benchmark::State& state, ContiguousKernel kernel, size_t esize,
                      uint64_t bytes) {
-  // The output sits half a page past the input's page offset: buffers whose addresses are equal
-  // modulo 4 KiB make every load wait on an earlier store to the same page offset ("4K aliasing"),
-  // which would measure the allocator, not the kernel.
-  AlignedBuffer in(bytes), out(bytes + 4096);
+  FilledBuffer in(bytes), out(bytes + bench::kOutputSlack);
   const size_t n = bytes / esize;
-  std::byte* dst =
-      out.data +
-      ((reinterpret_cast<uintptr_t>(in.data) + 2048 - reinterpret_cast<uintptr_t>(out.data)) &
-       4095);
+  std::byte* dst = bench::OutputBeside(out, in.data());  // no 4K aliasing
   for (auto _ : state) {
-    kernel(in.data, dst, n);
+    kernel(in.data(), dst, n);
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * n * esize));
@@ -81,12 +72,12 @@ void TransposedKernelBenchmark(benchmark::State& state, TransposedKernel kernel,
   const auto side = static_cast<size_t>(std::sqrt(static_cast<double>(bytes / esize)));
   const size_t edge = esize == 1 ? 128 : esize == 8 ? 32 : 64;
   const auto pitch = static_cast<ptrdiff_t>(side * esize);
-  AlignedBuffer in(side * side * esize), out(side * side * esize);
+  FilledBuffer in(side * side * esize), out(side * side * esize);
   for (auto _ : state) {
     for (size_t a = 0; a < side; a += edge) {
       for (size_t b = 0; b < side; b += edge) {
-        kernel(in.data + static_cast<ptrdiff_t>(b) * pitch + a * esize, pitch,
-               out.data + static_cast<ptrdiff_t>(a) * pitch + b * esize, pitch,
+        kernel(in.data() + static_cast<ptrdiff_t>(b) * pitch + a * esize, pitch,
+               out.data() + static_cast<ptrdiff_t>(a) * pitch + b * esize, pitch,
                std::min(edge, side - a), std::min(edge, side - b));
       }
     }
@@ -97,71 +88,53 @@ void TransposedKernelBenchmark(benchmark::State& state, TransposedKernel kernel,
 
 void GatheredKernelBenchmark(benchmark::State& state, GatheredKernel kernel, size_t esize,
                              size_t stride, uint64_t bytes) {
-  AlignedBuffer in(stride * bytes), out(bytes + 4096);
+  FilledBuffer in(stride * bytes), out(bytes + bench::kOutputSlack);
   const size_t n = bytes / esize;
-  std::byte* dst = out.data + 2048;  // see KernelBenchmark: input and output page offsets differ
+  std::byte* dst = bench::OutputBeside(out, in.data());  // no 4K aliasing
   for (auto _ : state) {
-    kernel(in.data, dst, n);
+    kernel(in.data(), dst, n);
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (stride + 1) * n * esize));
 }
 
-void OpBenchmark(benchmark::State& state, Function f, DataType type, const std::string& layout,
+void OpBenchmark(benchmark::State& state, Function f, DataType type, bench::Layout layout,
                  uint64_t bytes) {
-  const uint64_t esize = ElementSize(type);
-  uint64_t n = std::max<uint64_t>(bytes / esize, 1);
-  TensorDesc in, out;
-  if (layout == "transposed") {
-    const auto side = static_cast<uint64_t>(std::sqrt(static_cast<double>(n)));
-    n = side * side;
-    in = TensorDesc::Strided(type, {side, side}, {1, static_cast<int64_t>(side)});
-    out = TensorDesc::Packed(type, {side, side});
-  } else if (layout == "broadcast") {
-    in = TensorDesc::Strided(type, {n}, {0});
-    out = TensorDesc::Packed(type, {n});
-  } else if (layout == "rows") {  // rows of 1000 elements with a pitch of 1024
-    const uint64_t rows = std::max<uint64_t>(1, n / 1000);
-    n = rows * 1000;
-    in = out = TensorDesc::Strided(type, {rows, 1000}, {1024, 1});
-  } else {
-    in = out = TensorDesc::Packed(type, {n});
-  }
+  const bench::Shapes shapes = bench::MakeShapes(layout, type, bytes);
   Expected<Device> device = Device::Cpu();
-  Expected<CompiledOperator> op = Compile(*device, DescribeFunction(f, in, out));
+  Expected<CompiledOperator> op =
+      Compile(*device, DescribeFunction(f, shapes.input, shapes.output));
   if (!op.ok()) {
     state.SkipWithError(op.status().message().c_str());
     return;
   }
-  AlignedBuffer input(in.total_tensor_size_in_bytes);
-  std::unique_ptr<AlignedBuffer> output;
-  std::byte* out_data = input.data;
-  if (layout != "inplace") {
-    output = std::make_unique<AlignedBuffer>(out.total_tensor_size_in_bytes);
-    out_data = output->data;
+  FilledBuffer input(std::max(shapes.input_bytes, shapes.output_shift + shapes.output_bytes));
+  std::unique_ptr<FilledBuffer> output;
+  std::byte* out_data = input.data() + shapes.output_shift;
+  if (!shapes.shares_buffer) {
+    output = std::make_unique<FilledBuffer>(shapes.output_bytes);
+    out_data = output->data();
   }
   for (auto _ : state) {
-    const Status s = op->Execute({input.data, in.total_tensor_size_in_bytes},
-                                 {out_data, out.total_tensor_size_in_bytes});
+    const Status s =
+        op->Execute({input.data(), shapes.input_bytes}, {out_data, shapes.output_bytes});
     if (!s.ok()) state.SkipWithError(s.message().c_str());
     benchmark::ClobberMemory();
   }
-  const uint64_t moved = layout == "broadcast" ? n * esize : 2 * n * esize;
+  const uint64_t payload = shapes.elements * ElementSize(type);
+  const uint64_t moved = layout == bench::Layout::kBroadcast ? payload : 2 * payload;
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * moved));
   state.counters["threads"] = device->threads();
 }
 
-void CopyBenchmark(benchmark::State& state, bool fill, uint64_t bytes) {
-  AlignedBuffer in(bytes), out(bytes);
+void CopyBenchmark(benchmark::State& state, bench::Baseline baseline, uint64_t bytes) {
+  FilledBuffer in(bytes), out(bytes);
   for (auto _ : state) {
-    if (fill) {
-      std::memset(out.data, 0x3f, bytes);
-    } else {
-      std::memcpy(out.data, in.data, bytes);
-    }
+    bench::RunBaseline(baseline, in.data(), out.data(), bytes);
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * (fill ? 1 : 2) * bytes));
+  const uint64_t moved = baseline == bench::Baseline::kFill ? bytes : 2 * bytes;
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * moved));
 }
 
 void RegisterAll() {
@@ -174,7 +147,7 @@ void RegisterAll() {
         for (uint64_t bytes : {uint64_t{4} << 10, uint64_t{64} << 10}) {
           const std::string name = "kernel/" + std::string(table.name) + "/" +
                                    std::string(Name(function)) + "/" + std::string(Name(type)) +
-                                   "/" + SizeName(bytes);
+                                   "/" + bench::SizeName(bytes);
           benchmark::RegisterBenchmark(name.c_str(), KernelBenchmark,
                                        table.table->Contiguous(function, type), ElementSize(type),
                                        bytes);
@@ -188,7 +161,7 @@ void RegisterAll() {
          {DataType::kInt8, DataType::kFloat16, DataType::kFloat32, DataType::kFloat64}) {
       for (uint64_t bytes : {uint64_t{256} << 10, uint64_t{64} << 20}) {
         const std::string name = "transposed_kernel/" + std::string(table.name) + "/round/" +
-                                 std::string(Name(type)) + "/" + SizeName(bytes);
+                                 std::string(Name(type)) + "/" + bench::SizeName(bytes);
         benchmark::RegisterBenchmark(
             name.c_str(), TransposedKernelBenchmark,
             table.table->Transposed(Function::kRoundHalvesToNearestEven, type), ElementSize(type),
@@ -205,7 +178,7 @@ void RegisterAll() {
           const uint64_t bytes = uint64_t{64} << 10;
           const std::string name = "kernel_gathered/" + std::string(table.name) + "/" +
                                    std::string(Name(function)) + "/" + std::string(Name(type)) +
-                                   "/stride" + std::to_string(k) + "/" + SizeName(bytes);
+                                   "/stride" + std::to_string(k) + "/" + bench::SizeName(bytes);
           benchmark::RegisterBenchmark(name.c_str(), GatheredKernelBenchmark,
                                        table.table->Gathered(function, type, k), ElementSize(type),
                                        k, bytes);
@@ -219,8 +192,8 @@ void RegisterAll() {
     for (DataType type : {DataType::kFloat32, DataType::kFloat16, DataType::kUInt8}) {
       const auto function = static_cast<Function>(f);
       for (uint64_t bytes : {uint64_t{4} << 20, uint64_t{64} << 20}) {
-        const std::string suffix =
-            std::string(Name(function)) + "/" + std::string(Name(type)) + "/" + SizeName(bytes);
+        const std::string suffix = std::string(Name(function)) + "/" + std::string(Name(type)) +
+                                   "/" + bench::SizeName(bytes);
         benchmark::RegisterBenchmark(("kernel_store/" + suffix).c_str(), KernelBenchmark,
                                      BestKernelTable().Contiguous(function, type),
                                      ElementSize(type), bytes)
@@ -237,23 +210,24 @@ void RegisterAll() {
     if (function == Function::kCopy) continue;
     for (int t = 0; t < kDataTypeCount; ++t) {
       const auto type = static_cast<DataType>(t);
-      for (const char* layout : {"contiguous", "inplace", "transposed", "broadcast", "rows"}) {
+      for (const std::string_view layout : bench::kDefaultLayouts) {
         for (uint64_t bytes : Sizes()) {
           const std::string name = "op/" + std::string(Name(function)) + "/" +
-                                   std::string(Name(type)) + "/" + layout + "/" + SizeName(bytes);
+                                   std::string(Name(type)) + "/" + std::string(layout) + "/" +
+                                   bench::SizeName(bytes);
           benchmark::RegisterBenchmark(name.c_str(), OpBenchmark, function, type,
-                                       std::string(layout), bytes)
+                                       *bench::ParseLayout(layout), bytes)
               ->UseRealTime();
         }
       }
     }
   }
   for (uint64_t bytes : Sizes()) {
-    benchmark::RegisterBenchmark(("copy/memcpy/" + SizeName(bytes)).c_str(), CopyBenchmark, false,
-                                 bytes)
+    benchmark::RegisterBenchmark(("copy/memcpy/" + bench::SizeName(bytes)).c_str(), CopyBenchmark,
+                                 bench::Baseline::kMemcpy, bytes)
         ->UseRealTime();
-    benchmark::RegisterBenchmark(("copy/memset/" + SizeName(bytes)).c_str(), CopyBenchmark, true,
-                                 bytes)
+    benchmark::RegisterBenchmark(("copy/memset/" + bench::SizeName(bytes)).c_str(), CopyBenchmark,
+                                 bench::Baseline::kFill, bytes)
         ->UseRealTime();
   }
 }
@@ -261,6 +235,9 @@ void RegisterAll() {
 }  // namespace
 }  // namespace eltwise
 
+// Its own main rather than benchmark_main: the benchmark names list the SIMD targets, whose kernel
+// tables register themselves from static initializers of the library; registering from a static
+// initializer here could run before them and miss every SIMD target.
 int main(int argc, char** argv) {
   eltwise::RegisterAll();
   benchmark::Initialize(&argc, argv);

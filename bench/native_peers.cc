@@ -14,25 +14,22 @@
 // Skips and differences are also reported on stderr.
 //
 // Timing follows compare_peers.py's best_seconds: one warm-up call, repetitions calibrated to
-// --min-time, the best of 5 batches. Operators and primitives are created once per case, outside
-// the timed loop; the output starts half a page from the input's page offset. XNNPACK runs on a
-// pthreadpool of all hardware threads, oneDNN on its OpenMP default. Inputs are uniform in +-1000
-// (float16/bfloat16: +-62.5, as `eltwise bench`). The check runs every finite and special value
-// class: +-0, +-0.5, +-1.5, +-2.5, their neighbours, NaNs (quiet and signalling, both signs,
-// payloads), +-inf, subnormals, the largest values, every half up to 2^20 and random bit patterns;
-// float16 and bfloat16 are checked exhaustively (all 65536 patterns), float32 exhaustively with
+// --min-time, the best of 5 batches (toolkit/timing.h). Operators and primitives are created once
+// per case, outside the timed loop; the output starts half a page from the input's page offset.
+// XNNPACK runs on a pthreadpool of all hardware threads, oneDNN on its OpenMP default. Inputs are
+// uniform in +-1000 (float16/bfloat16: +-62.5, as `eltwise bench`). The check runs every finite and
+// special value class: +-0, +-0.5, +-1.5, +-2.5, their neighbours, NaNs (quiet and signalling, both
+// signs, payloads), +-inf, subnormals, the largest values, every half up to 2^20 and random bit
+// patterns; float16 and bfloat16 are checked exhaustively (all 65536 patterns), float32
+// exhaustively with
 // --exhaustive.
 #include <algorithm>
-#include <cctype>
-#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <memory>
-#include <new>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -44,6 +41,11 @@
 #include "core/function.h"
 #include "cpu/kernels.h"
 #include "eltwise/types.h"
+#include "toolkit/buffers.h"
+#include "toolkit/json.h"
+#include "toolkit/sizes.h"
+#include "toolkit/timing.h"
+#include "toolkit/values.h"
 
 #if ELTWISE_HAVE_XNNPACK
 #include <pthreadpool.h>
@@ -60,126 +62,14 @@
 namespace {
 
 using eltwise::DataType;
+using eltwise::bench::AlignedBuffer;
+using eltwise::bench::Bits;
+using eltwise::bench::JsonString;
+using eltwise::bench::kOutputSlack;
+using eltwise::bench::OutputBeside;
+using eltwise::bench::ToDouble;
 
-// ---- buffers and values -------------------------------------------------------------------------
-
-struct Buffer {
-  explicit Buffer(size_t bytes)
-      : data(static_cast<std::byte*>(
-            ::operator new (std::max<size_t>(bytes, 64) + 4096, std::align_val_t{64}))) {}
-  ~Buffer() { ::operator delete (data, std::align_val_t{64}); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  std::byte* data;
-};
-
-// Where the output goes in a buffer of bytes + 4096: half a page past the input's page offset, so
-// that loads never wait on stores to the same page offset (4K aliasing) in any library.
-std::byte* OutputIn(const Buffer& out, const std::byte* in) {
-  return out.data +
-         ((reinterpret_cast<uintptr_t>(in) + 2048 - reinterpret_cast<uintptr_t>(out.data)) & 4095);
-}
-
-uint16_t FloatToHalfBits(float x) {  // round to nearest even; only finite |x| < 65520 needed
-  uint32_t b;
-  std::memcpy(&b, &x, 4);
-  const uint32_t sign = (b >> 16) & 0x8000;
-  const float a = std::fabs(x);
-  if (a < 6.103515625e-05f) {  // subnormal (or zero) in binary16: a multiple of 2^-24
-    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(a * 16777216.0f)));
-  }
-  uint32_t ab = b & 0x7fffffff;
-  const uint32_t round = 0xfff + ((ab >> 13) & 1);
-  ab = (ab + round) >> 13;                                         // 10 mantissa bits
-  return static_cast<uint16_t>(sign | (ab - ((127 - 15) << 10)));  // exponent bias 127 -> 15
-}
-
-double HalfToDouble(uint16_t h) {
-  const int e = (h >> 10) & 0x1f;
-  const int m = h & 0x3ff;
-  double v;
-  if (e == 0) {
-    v = std::ldexp(m, -24);
-  } else if (e == 31) {
-    v = m ? NAN : INFINITY;
-  } else {
-    v = std::ldexp(m + 1024, e - 25);
-  }
-  return (h & 0x8000) ? -v : v;
-}
-
-double ToDouble(DataType type, const std::byte* p) {
-  switch (type) {
-    case DataType::kFloat32: {
-      float f;
-      std::memcpy(&f, p, 4);
-      return f;
-    }
-    case DataType::kFloat64: {
-      double d;
-      std::memcpy(&d, p, 8);
-      return d;
-    }
-    case DataType::kBFloat16: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      const uint32_t b = static_cast<uint32_t>(h) << 16;
-      float f;
-      std::memcpy(&f, &b, 4);
-      return f;
-    }
-    case DataType::kFloat16: {
-      uint16_t h;
-      std::memcpy(&h, p, 2);
-      return HalfToDouble(h);
-    }
-    default:
-      return NAN;
-  }
-}
-
-uint64_t Bits(DataType type, const std::byte* p) {
-  uint64_t b = 0;
-  std::memcpy(&b, p, eltwise::ElementSize(type));  // little-endian
-  return b;
-}
-
-void Store(DataType type, double v, std::byte* p) {
-  switch (type) {
-    case DataType::kFloat32: {
-      const float f = static_cast<float>(v);
-      std::memcpy(p, &f, 4);
-      break;
-    }
-    case DataType::kFloat64:
-      std::memcpy(p, &v, 8);
-      break;
-    case DataType::kBFloat16: {  // round to nearest even (finite values only)
-      const float f = static_cast<float>(v);
-      uint32_t b;
-      std::memcpy(&b, &f, 4);
-      const uint16_t h = static_cast<uint16_t>((b + 0x7fff + ((b >> 16) & 1)) >> 16);
-      std::memcpy(p, &h, 2);
-      break;
-    }
-    case DataType::kFloat16: {
-      const uint16_t h = FloatToHalfBits(static_cast<float>(v));
-      std::memcpy(p, &h, 2);
-      break;
-    }
-    default:
-      break;
-  }
-}
-
-// Uniform in +-1000 (float16, bfloat16: +-62.5), like `eltwise bench`'s inputs.
-void FillRandom(DataType type, std::byte* p, size_t n) {
-  std::mt19937_64 rng(42);
-  std::uniform_real_distribution<double> value(-1000.0, 1000.0);
-  const size_t esize = eltwise::ElementSize(type);
-  const bool half = type == DataType::kFloat16 || type == DataType::kBFloat16;
-  for (size_t i = 0; i < n; ++i) Store(type, half ? value(rng) / 16 : value(rng), p + i * esize);
-}
+// ---- check inputs -------------------------------------------------------------------------------
 
 // The check's inputs (all patterns for 16-bit types).
 std::vector<std::byte> CheckInputs(DataType type) {
@@ -197,7 +87,7 @@ std::vector<std::byte> CheckInputs(DataType type) {
   auto add = [&](double v) {
     const size_t at = out.size();
     out.resize(at + esize);
-    Store(type, v, out.data() + at);
+    eltwise::bench::StoreValue(type, v, out.data() + at);
   };
   const bool f32 = type == DataType::kFloat32;
   const double big = f32 ? 8388608.0 : 4503599627370496.0;  // 2^mantissa bits: all integral above
@@ -388,33 +278,6 @@ class OnednnPeer : public Peer {
 
 // ---- timing and checking ------------------------------------------------------------------------
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Seconds per call: the best of 5 batches of at least min_time each (compare_peers.py's
-// best_seconds).
-double BestSeconds(Case& c, double min_time) {
-  c.Run();
-  long reps = 1;
-  while (true) {
-    const double start = Now();
-    for (long r = 0; r < reps; ++r) c.Run();
-    const double elapsed = Now() - start;
-    if (elapsed >= min_time || reps >= (1 << 20)) break;
-    reps = std::max(reps + 1,
-                    static_cast<long>(static_cast<double>(reps) *
-                                      std::min(16.0, 1.2 * min_time / std::max(elapsed, 1e-9))));
-  }
-  double best = INFINITY;
-  for (int b = 0; b < 5; ++b) {
-    const double start = Now();
-    for (long r = 0; r < reps; ++r) c.Run();
-    best = std::min(best, (Now() - start) / static_cast<double>(reps));
-  }
-  return best;
-}
-
 struct Difference {
   std::string kind, example;
   uint64_t count = 0;
@@ -488,73 +351,38 @@ void Compare(DataType type, const std::byte* in, const std::byte* got, const std
 // Runs the peer once on `inputs` and compares with the reference kernel.
 void CheckChunk(Peer& peer, DataType type, const std::byte* inputs, size_t n, CheckResult& result) {
   const size_t esize = eltwise::ElementSize(type);
-  Buffer out(n * esize), want(n * esize);
-  std::byte* got = OutputIn(out, inputs);
+  AlignedBuffer out(n * esize + kOutputSlack), want(n * esize);
+  std::byte* got = OutputBeside(out, inputs);
   std::unique_ptr<Case> c = peer.Prepare(type, inputs, got, n);
   c->Run();
   eltwise::ReferenceKernels().Contiguous(eltwise::Function::kRoundHalvesToNearestEven, type)(
-      inputs, want.data, n);
-  Compare(type, inputs, got, want.data, n, result);
+      inputs, want.data(), n);
+  Compare(type, inputs, got, want.data(), n, result);
 }
 
 CheckResult Check(Peer& peer, DataType type, bool exhaustive) {
   CheckResult result;
   if (exhaustive && type == DataType::kFloat32) {
     const size_t chunk = size_t{1} << 24;
-    Buffer in(chunk * 4);
+    AlignedBuffer in(chunk * 4);
     for (uint64_t start = 0; start < (uint64_t{1} << 32); start += chunk) {
       for (size_t i = 0; i < chunk; ++i) {
         const uint32_t b = static_cast<uint32_t>(start + i);
-        std::memcpy(in.data + 4 * i, &b, 4);
+        std::memcpy(in.data() + 4 * i, &b, 4);
       }
-      CheckChunk(peer, type, in.data, chunk, result);
+      CheckChunk(peer, type, in.data(), chunk, result);
     }
     return result;
   }
   const std::vector<std::byte> inputs = CheckInputs(type);
   const size_t esize = eltwise::ElementSize(type);
-  Buffer in(inputs.size());
-  std::memcpy(in.data, inputs.data(), inputs.size());
-  CheckChunk(peer, type, in.data, inputs.size() / esize, result);
+  AlignedBuffer in(inputs.size());
+  std::memcpy(in.data(), inputs.data(), inputs.size());
+  CheckChunk(peer, type, in.data(), inputs.size() / esize, result);
   return result;
 }
 
 // ---- command line and output --------------------------------------------------------------------
-
-uint64_t ParseBytes(const std::string& text) {
-  uint64_t scale = 1;
-  std::string digits = text;
-  switch (text.empty() ? ' ' : std::toupper(static_cast<unsigned char>(text.back()))) {
-    case 'K':
-      scale = uint64_t{1} << 10;
-      break;
-    case 'M':
-      scale = uint64_t{1} << 20;
-      break;
-    case 'G':
-      scale = uint64_t{1} << 30;
-      break;
-    default:
-      break;
-  }
-  if (scale != 1) digits.pop_back();
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(digits.c_str(), &end, 10);
-  if (digits.empty() || *end != '\0') {
-    std::fprintf(stderr, "eltwise_native_peers: '%s' is not a size\n", text.c_str());
-    std::exit(2);
-  }
-  return v * scale;
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += (static_cast<unsigned char>(c) < 0x20) ? ' ' : c;
-  }
-  return out + "\"";
-}
 
 void Usage() {
   std::fprintf(stderr,
@@ -568,9 +396,10 @@ void Usage() {
 
 int main(int argc, char** argv) {
   std::vector<std::string> dtypes = {"float32", "float16", "bfloat16", "float64"};
-  std::vector<std::string> sizes = {"4K", "256K", "4M", "64M"};
+  std::vector<std::string> size_names = {"4K", "256K", "4M", "64M"};
   std::vector<std::string> libraries = {"xnnpack", "onednn"};
-  double min_time = 0.05;
+  // As compare_peers.py's best_seconds: the best of 5 batches.
+  eltwise::bench::TimingOptions timing{.min_time = 0.05, .repeats = 5};
   bool exhaustive = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -581,17 +410,26 @@ int main(int argc, char** argv) {
     if (arg == "--dtypes") {
       list(dtypes);
     } else if (arg == "--sizes") {
-      list(sizes);
+      list(size_names);
     } else if (arg == "--libraries") {
       list(libraries);
     } else if (arg == "--min-time" && i + 1 < argc) {
-      min_time = std::atof(argv[++i]);
+      timing.min_time = std::atof(argv[++i]);
     } else if (arg == "--exhaustive") {
       exhaustive = true;
     } else {
       Usage();
       return arg == "--help" || arg == "-h" ? 0 : 2;
     }
+  }
+  std::vector<uint64_t> sizes;
+  for (const std::string& name : size_names) {
+    const std::optional<uint64_t> bytes = eltwise::bench::ParseByteCount(name);
+    if (!bytes) {
+      std::fprintf(stderr, "eltwise_native_peers: '%s' is not a size\n", name.c_str());
+      return 2;
+    }
+    sizes.push_back(*bytes);
   }
 
   std::vector<std::unique_ptr<Peer>> peers;
@@ -657,13 +495,16 @@ int main(int argc, char** argv) {
                      peer->Name().c_str(), dtype.c_str(), check.checked);
       }
 
-      for (const std::string& size : sizes) {
-        const uint64_t bytes = ParseBytes(size);
+      for (const uint64_t bytes : sizes) {
         const size_t n = std::max<size_t>(bytes / esize, 1);
-        Buffer in(n * esize), out(n * esize);
-        FillRandom(*type, in.data, n);
-        std::unique_ptr<Case> c = peer->Prepare(*type, in.data, OutputIn(out, in.data), n);
-        const double seconds = BestSeconds(*c, min_time);
+        AlignedBuffer in(n * esize), out(n * esize + kOutputSlack);
+        eltwise::bench::FillRandomValues(*type, in.data(), n);
+        std::unique_ptr<Case> c = peer->Prepare(*type, in.data(), OutputBeside(out, in.data()), n);
+        const double seconds = eltwise::bench::BestSecondsPerCall(
+            [&c](int64_t calls) {
+              for (int64_t i = 0; i < calls; ++i) c->Run();
+            },
+            timing);
         char timing[128];
         std::snprintf(timing, sizeof timing, ", \"bytes\": %zu, \"seconds\": %.6e, \"threads\": %d",
                       n * esize, seconds, peer->Threads());
@@ -675,10 +516,6 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("[\n");
-  for (size_t r = 0; r < records.size(); ++r) {
-    std::printf(" %s%s\n", records[r].c_str(), r + 1 < records.size() ? "," : "");
-  }
-  std::printf("]\n");
+  std::fputs(eltwise::bench::JsonArray(records).c_str(), stdout);
   return 0;
 }

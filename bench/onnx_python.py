@@ -27,7 +27,6 @@ is the best of --repeat batches (a batch runs >= 2 ms), the call made by timeit.
 
 import argparse
 import os
-import timeit
 
 import numpy as np
 import onnx
@@ -36,6 +35,7 @@ from onnx import TensorProto, helper
 import eltwise
 from eltwise import _onnx
 from eltwise.onnx_backend import EltwiseBackend
+from timeit_alternating import best_times, print_header, print_row
 
 try:
     import onnxruntime
@@ -66,28 +66,6 @@ def model_of(ops):
     return model
 
 
-def batch_size(timer):
-    timer.timeit(1)  # warm up: compile, page faults, thread start
-    number = 1
-    while number < 1_000_000:
-        if timer.timeit(number) >= 2e-3:
-            break
-        number *= 4
-    return number
-
-
-def best_times(statements, env, repeat):
-    """Best seconds per call of each statement, their batches interleaved so that a burst of load
-    on a shared machine hits all of them."""
-    timers = [timeit.Timer(s, globals=env) for s in statements]
-    numbers = [batch_size(t) for t in timers]
-    best = [float("inf")] * len(timers)
-    for _ in range(repeat):
-        for i, (t, n) in enumerate(zip(timers, numbers)):
-            best[i] = min(best[i], t.timeit(n) / n)
-    return best
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -104,11 +82,7 @@ def main():
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print(f"time ratios (below 1: _onnx faster), best of {args.repeat}\n")
     header = ["model", "elements", "_onnx/per-node", "backend/per-node", "_onnx/ort"]
-    if args.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-    else:
-        print(" ".join(f"{h:>15}" for h in header))
+    print_header(header, args.markdown, 15)
     rng = np.random.default_rng(0)
     worst = (0.0, "")
     for name, (ops, per_node) in MODELS.items():
@@ -143,11 +117,7 @@ def main():
                      f"{times[0] / times[3]:.2f}" if session else "-"]
             if times[0] / times[1] > worst[0]:
                 worst = (times[0] / times[1], f"{name} {n}")
-            row = [name, str(n)] + cells
-            if args.markdown:
-                print("| " + " | ".join(row) + " |", flush=True)
-            else:
-                print(" ".join(f"{c:>15}" for c in row), flush=True)
+            print_row([name, str(n)] + cells, args.markdown, 15)
     print(f"\nhighest _onnx/per-node ratio: {worst[0]:.2f} ({worst[1]})")
 
 

@@ -2,20 +2,20 @@
 // (src/cpu/thread_pool.h). Both split the same work the same way: the best table's f32 Sign kernel
 // over `bytes` of output in tasks of 128 KiB (the CPU driver's task size), on all hardware threads,
 // and an empty parallel loop (the dispatch cost alone). Names: pool/<eltwise|openmp>/<bytes or
-// empty>.
+// empty>, bytes as 512KiB, 4MiB, 64MiB.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
-#include <new>
 #include <string>
 #include <thread>
 
 #include "core/function.h"
 #include "cpu/kernels.h"
 #include "cpu/thread_pool.h"
+#include "toolkit/buffers.h"
+#include "toolkit/sizes.h"
 
 namespace eltwise {
 namespace {
@@ -24,19 +24,13 @@ constexpr size_t kTaskBytes = size_t{128} << 10;
 
 int Threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
+// The kernel's input (any finite float32 values) and output, every page written before timing.
 struct Buffers {
-  explicit Buffers(size_t bytes)
-      : in(static_cast<std::byte*>(::operator new (bytes, std::align_val_t{64}))),
-        out(static_cast<std::byte*>(::operator new (bytes, std::align_val_t{64}))) {
-    std::memset(in, 0x3f, bytes);
-    std::memset(out, 0, bytes);
+  explicit Buffers(size_t bytes) : in(bytes), out(bytes) {
+    std::memset(in.data(), 0x3f, bytes);
+    std::memset(out.data(), 0, bytes);
   }
-  ~Buffers() {
-    ::operator delete (in, std::align_val_t{64});
-    ::operator delete (out, std::align_val_t{64});
-  }
-  std::byte* in;
-  std::byte* out;
+  bench::AlignedBuffer in, out;
 };
 
 template <bool kOpenMp>
@@ -50,7 +44,7 @@ void PoolBenchmark(benchmark::State& state, size_t bytes) {
     const size_t begin = t * kTaskBytes;
     if (begin >= bytes) return;
     const size_t count = std::min(kTaskBytes, bytes - begin);
-    kernel(buffers.in + begin, buffers.out + begin, count / 4);
+    kernel(buffers.in.data() + begin, buffers.out.data() + begin, count / 4);
   };
   for (auto _ : state) {
     if constexpr (kOpenMp) {
@@ -65,24 +59,19 @@ void PoolBenchmark(benchmark::State& state, size_t bytes) {
   state.counters["threads"] = threads;
 }
 
-void RegisterAll() {
+// Registered from a static initializer for benchmark_main: registration needs nothing of the
+// library (the kernel is looked up when the benchmark runs).
+bool RegisterAll() {
   for (size_t bytes : {size_t{0}, size_t{512} << 10, size_t{4} << 20, size_t{64} << 20}) {
-    const std::string size = bytes == 0 ? "empty" : std::to_string(bytes >> 10) + "KiB";
+    const std::string size = bytes == 0 ? "empty" : bench::SizeName(bytes);
     benchmark::RegisterBenchmark(("pool/eltwise/" + size).c_str(), PoolBenchmark<false>, bytes)
         ->UseRealTime();
     benchmark::RegisterBenchmark(("pool/openmp/" + size).c_str(), PoolBenchmark<true>, bytes)
         ->UseRealTime();
   }
+  return true;
 }
+[[maybe_unused]] const bool kRegistered = RegisterAll();
 
 }  // namespace
 }  // namespace eltwise
-
-int main(int argc, char** argv) {
-  eltwise::RegisterAll();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

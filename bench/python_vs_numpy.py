@@ -22,11 +22,11 @@ below 1 means eltwise is faster. bfloat16 needs ml_dtypes (NumPy's loops are ml_
 
 import argparse
 import os
-import timeit
 
 import numpy as np
 
 import eltwise
+from timeit_alternating import best_times, print_header, print_row
 
 try:
     import ml_dtypes
@@ -48,25 +48,10 @@ OPS = [
 ]
 
 
-def batch_size(timer):
-    timer.timeit(1)  # warm up: page faults, thread start, caches
-    number = 1
-    while number < 1_000_000:  # a batch of at least 2 ms
-        if timer.timeit(number) >= 2e-3:
-            break
-        number *= 4
-    return number
-
-
 def ratio(ours, theirs, env, repeat):
     """Best time of `ours` / best time of `theirs`, their batches interleaved so that a burst of
     load on a shared machine hits both."""
-    timers = [timeit.Timer(ours, globals=env), timeit.Timer(theirs, globals=env)]
-    numbers = [batch_size(t) for t in timers]
-    best = [float("inf"), float("inf")]
-    for _ in range(repeat):
-        for i, (t, n) in enumerate(zip(timers, numbers)):
-            best[i] = min(best[i], t.timeit(n) / n)
+    best = best_times([ours, theirs], env, repeat)
     return best[0] / best[1]
 
 
@@ -100,11 +85,7 @@ def main():
     print("eltwise time / NumPy time (below 1: eltwise faster), best of "
           f"{args.repeat}; new output | out=\n")
     header = ["dtype", "elements"] + [f"{op} {kind}" for op, *_ in OPS for kind in ("new", "out=")]
-    if args.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-    else:
-        print(" ".join(f"{h:>10}" for h in header))
+    print_header(header, args.markdown, 10)
     rng = np.random.default_rng(0)
     worst = (0.0, "")
     for name in args.dtypes.split(","):
@@ -126,11 +107,7 @@ def main():
                     cells.append(f"{r:.2f}")
                     if r > worst[0]:
                         worst = (r, f"{dtype.name} {n} {op} {'out=' if out else 'new'}")
-            row = [dtype.name, str(n)] + cells
-            if args.markdown:
-                print("| " + " | ".join(row) + " |", flush=True)
-            else:
-                print(" ".join(f"{c:>10}" for c in row), flush=True)
+            print_row([dtype.name, str(n)] + cells, args.markdown, 10)
     print(f"\nhighest ratio: {worst[0]:.2f} ({worst[1]})")
 
 

@@ -1,0 +1,16 @@
+// The JSON the benchmarks write: an array of objects, one a line.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace eltwise::bench {
+
+// `text` as a JSON string, quotes included; control characters become spaces (one line).
+std::string JsonString(std::string_view text);
+
+// "[\n  <object>,\n  <object>\n]\n": each object (already JSON) on its own line.
+std::string JsonArray(const std::vector<std::string>& objects);
+
+}  // namespace eltwise::bench

@@ -1,0 +1,107 @@
+#include "toolkit/layouts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace eltwise::bench {
+namespace {
+
+constexpr std::pair<std::string_view, Layout> kLayoutNames[] = {
+    {"contiguous", Layout::kContiguous},
+    {"inplace", Layout::kInPlace},
+    {"transposed", Layout::kTransposed},
+    {"broadcast", Layout::kBroadcast},
+    {"rows", Layout::kRows},
+    {"gathered", Layout::kGathered2},
+    {"gathered3", Layout::kGathered3},
+    {"gathered4", Layout::kGathered4},
+    {"overlap", Layout::kOverlap},
+    {"overlap_cross", Layout::kOverlapCross},
+    {"overlap_transpose", Layout::kOverlapTranspose},
+    {"overlap_reverse", Layout::kOverlapReverse},
+};
+
+// Padded rows: kRowElements elements in a pitch of kRowPitch, padding on both sides never written.
+constexpr uint64_t kRowElements = 1000, kRowPitch = 1024;
+
+}  // namespace
+
+std::optional<Layout> ParseLayout(std::string_view name) {
+  for (const auto& [layout_name, layout] : kLayoutNames) {
+    if (layout_name == name) return layout;
+  }
+  return std::nullopt;
+}
+
+Shapes MakeShapes(Layout layout, DataType type, uint64_t bytes) {
+  const uint64_t esize = ElementSize(type);
+  uint64_t n = std::max<uint64_t>(bytes / esize, 1);
+  // n rounded down to whole padded rows (at least one).
+  const auto padded_rows = [&] {
+    const uint64_t rows = std::max<uint64_t>(1, n / kRowElements);
+    n = rows * kRowElements;
+    return TensorDesc::Strided(type, {rows, kRowElements}, {static_cast<int64_t>(kRowPitch), 1});
+  };
+  // n rounded down to a square matrix, read column-wise (input strides [1, side]).
+  const auto column_major_square = [&] {
+    const uint64_t side =
+        std::max<uint64_t>(1, static_cast<uint64_t>(std::sqrt(static_cast<double>(n))));
+    n = side * side;
+    return TensorDesc::Strided(type, {side, side}, {1, static_cast<int64_t>(side)});
+  };
+  Shapes s;
+  switch (layout) {
+    case Layout::kContiguous:
+    case Layout::kInPlace:
+      s.input = s.output = TensorDesc::Packed(type, {n});
+      break;
+    case Layout::kTransposed:
+    case Layout::kOverlapTranspose:  // onto itself: mirror pairs of tiles
+      s.input = column_major_square();
+      s.output = TensorDesc::Packed(type, s.input.sizes);
+      break;
+    case Layout::kBroadcast:
+      s.input = TensorDesc::Strided(type, {n}, {0});
+      s.output = TensorDesc::Packed(type, {n});
+      break;
+    case Layout::kRows:
+      s.input = s.output = padded_rows();
+      break;
+    case Layout::kGathered2:
+    case Layout::kGathered3:
+    case Layout::kGathered4: {
+      const int64_t stride = layout == Layout::kGathered2   ? 2
+                             : layout == Layout::kGathered3 ? 3
+                                                            : 4;
+      s.input = TensorDesc::Strided(type, {n}, {stride});
+      s.output = TensorDesc::Packed(type, {n});
+      break;
+    }
+    case Layout::kOverlap:
+      // A partial overlap whose walks both rise: processed in bounded chunks.
+      s.input = padded_rows();
+      s.output = TensorDesc::Packed(type, s.input.sizes);
+      break;
+    case Layout::kOverlapCross:
+      // The output starts where it meets its input at the middle row: rows above it run front to
+      // back, the others back to front (two passes of bounded chunks).
+      s.input = padded_rows();
+      s.output = TensorDesc::Packed(type, s.input.sizes);
+      s.output_shift = s.input.sizes[0] / 2 * (kRowPitch - kRowElements) * esize;
+      break;
+    case Layout::kOverlapReverse:  // mirror pairs of tiles
+      s.input = TensorDesc::Strided(type, {n}, {-1});
+      s.output = TensorDesc::Packed(type, {n});
+      break;
+  }
+  s.elements = n;
+  s.input_bytes = s.input.total_tensor_size_in_bytes;
+  s.output_bytes = s.output.total_tensor_size_in_bytes;
+  s.shares_buffer = layout == Layout::kInPlace || layout == Layout::kOverlap ||
+                    layout == Layout::kOverlapCross || layout == Layout::kOverlapTranspose ||
+                    layout == Layout::kOverlapReverse;
+  return s;
+}
+
+}  // namespace eltwise::bench

@@ -1,0 +1,57 @@
+// The tensor layouts the operator benchmarks time: one input and one output tensor per layout for a
+// given output size.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "eltwise/tensor.h"
+
+namespace eltwise::bench {
+
+enum class Layout {
+  kContiguous,        // packed input and output
+  kInPlace,           // packed, the output is the input
+  kTransposed,        // a square matrix read column-wise, written row-major
+  kBroadcast,         // one input element to every output element (input stride 0)
+  kRows,              // rows of 1000 elements in a pitch of 1024, in and out
+  kGathered2,         // every 2nd (3rd, 4th) input element into a packed output
+  kGathered3,         //
+  kGathered4,         //
+  kOverlap,           // rows compacted within their own buffer
+  kOverlapCross,      // the same, the output meeting its input at the middle row
+  kOverlapTranspose,  // a square matrix transposed onto itself
+  kOverlapReverse,    // a vector reversed onto itself
+};
+
+// "contiguous", "inplace", "transposed", "broadcast", "rows", "gathered", "gathered3",
+// "gathered4", "overlap", "overlap_cross", "overlap_transpose", "overlap_reverse".
+std::optional<Layout> ParseLayout(std::string_view name);
+
+// The layouts timed unless others are asked for.
+inline constexpr std::array<std::string_view, 5> kDefaultLayouts = {
+    "contiguous", "inplace", "transposed", "broadcast", "rows"};
+// Every layout name with a few words on it, for a command's help.
+inline constexpr std::string_view kLayoutsHelp =
+    "Layouts: contiguous inplace transposed broadcast rows gathered (input stride 2) gathered3 "
+    "gathered4 (input strides 3 and 4) overlap (rows compacted within their own buffer) "
+    "overlap_cross (the same, output meeting its input at the middle row) overlap_transpose (a "
+    "square matrix transposed onto itself) overlap_reverse (a vector reversed onto itself)";
+
+// The tensors of one layout.
+struct Shapes {
+  TensorDesc input, output;
+  uint64_t input_bytes = 0, output_bytes = 0;  // the tensors' total sizes
+  uint64_t elements = 0;                       // output elements
+  // Whether the output lies in the input's buffer (inplace, overlap*), output_shift bytes in.
+  bool shares_buffer = false;
+  uint64_t output_shift = 0;
+};
+
+// The tensors of `layout` with about `bytes` of output (at least one element; rows and squares
+// rounded down to whole rows).
+Shapes MakeShapes(Layout layout, DataType type, uint64_t bytes);
+
+}  // namespace eltwise::bench

@@ -1,0 +1,127 @@
+#include "toolkit/values.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+namespace eltwise::bench {
+namespace {
+
+// Round to nearest even; only finite |x| < 65520 is needed.
+uint16_t FloatToHalfBits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  const uint32_t sign = (b >> 16) & 0x8000;
+  const float a = std::fabs(x);
+  if (a < 6.103515625e-05f) {  // subnormal (or zero) in binary16: a multiple of 2^-24
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(std::nearbyint(a * 16777216.0f)));
+  }
+  uint32_t ab = b & 0x7fffffff;
+  const uint32_t round = 0xfff + ((ab >> 13) & 1);
+  ab = (ab + round) >> 13;                                         // 10 mantissa bits
+  return static_cast<uint16_t>(sign | (ab - ((127 - 15) << 10)));  // exponent bias 127 -> 15
+}
+
+double HalfToDouble(uint16_t h) {
+  const int e = (h >> 10) & 0x1f;
+  const int m = h & 0x3ff;
+  double v;
+  if (e == 0) {
+    v = std::ldexp(m, -24);
+  } else if (e == 31) {
+    v = m ? NAN : INFINITY;
+  } else {
+    v = std::ldexp(m + 1024, e - 25);
+  }
+  return (h & 0x8000) ? -v : v;
+}
+
+}  // namespace
+
+double ToDouble(DataType type, const std::byte* element) {
+  switch (type) {
+    case DataType::kFloat32: {
+      float f;
+      std::memcpy(&f, element, 4);
+      return f;
+    }
+    case DataType::kFloat64: {
+      double d;
+      std::memcpy(&d, element, 8);
+      return d;
+    }
+    case DataType::kBFloat16: {
+      uint16_t h;
+      std::memcpy(&h, element, 2);
+      const uint32_t b = static_cast<uint32_t>(h) << 16;
+      float f;
+      std::memcpy(&f, &b, 4);
+      return f;
+    }
+    case DataType::kFloat16: {
+      uint16_t h;
+      std::memcpy(&h, element, 2);
+      return HalfToDouble(h);
+    }
+    default:
+      return NAN;
+  }
+}
+
+uint64_t Bits(DataType type, const std::byte* element) {
+  uint64_t b = 0;
+  std::memcpy(&b, element, ElementSize(type));  // little-endian
+  return b;
+}
+
+void StoreValue(DataType type, double value, std::byte* element) {
+  switch (type) {
+    case DataType::kFloat32: {
+      const float f = static_cast<float>(value);
+      std::memcpy(element, &f, 4);
+      break;
+    }
+    case DataType::kFloat64:
+      std::memcpy(element, &value, 8);
+      break;
+    case DataType::kBFloat16: {  // round to nearest even (finite values only)
+      const float f = static_cast<float>(value);
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      const uint16_t h = static_cast<uint16_t>((b + 0x7fff + ((b >> 16) & 1)) >> 16);
+      std::memcpy(element, &h, 2);
+      break;
+    }
+    case DataType::kFloat16: {
+      const uint16_t h = FloatToHalfBits(static_cast<float>(value));
+      std::memcpy(element, &h, 2);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void FillRandomValues(DataType type, std::byte* elements, uint64_t count) {
+  const size_t esize = ElementSize(type);
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> value(-1000.0, 1000.0);
+  const bool half = type == DataType::kFloat16 || type == DataType::kBFloat16;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::byte* element = elements + i * esize;
+    if (IsFloatingPoint(type)) {
+      StoreValue(type, half ? value(rng) / 16 : value(rng), element);
+    } else {
+      const uint64_t r = rng();
+      std::memcpy(element, &r, esize);
+    }
+  }
+}
+
+std::vector<std::byte> RandomValues(DataType type, uint64_t count) {
+  std::vector<std::byte> bytes(count * ElementSize(type));
+  FillRandomValues(type, bytes.data(), count);
+  return bytes;
+}
+
+}  // namespace eltwise::bench
