@@ -100,7 +100,6 @@ def time_numpy(args):
 
 def time_onnxruntime(args):
     import numpy as np
-    import onnx
     import onnxruntime as ort
     from onnx import TensorProto, helper
     elem = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16,
@@ -126,9 +125,11 @@ def time_onnxruntime(args):
         binding = session.io_binding()
         binding.bind_ortvalue_input("X", x)
         binding.bind_ortvalue_output("Y", y)
-        fn = lambda: session.run_with_iobinding(binding)
+        def run(session=session, binding=binding):
+            session.run_with_iobinding(binding)
+
         results.append(record("onnxruntime " + ort.__version__, op, dtype, nbytes,
-                              best_seconds(fn, args.min_time)))
+                              best_seconds(run, args.min_time)))
     return results
 
 

@@ -51,8 +51,8 @@ def main():
     print("| --- | --- | --- |")
     for layout in LAYOUTS:
         for size in SIZES:
-            medians = [statistics.median(v) for (l, s, _, _), v in ratios.items()
-                       if l == layout and s == size]
+            medians = [statistics.median(v) for (lay, s, _, _), v in ratios.items()
+                       if lay == layout and s == size]
             if medians:
                 print("| %s | %s | %.2f / %.2f / %.2f |" % (layout, size, min(medians),
                                                             statistics.median(medians),
