@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/function.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "eltwise/eltwise.h"
 
 namespace eltwise {

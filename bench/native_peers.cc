@@ -42,8 +42,9 @@
 #include <vector>
 
 #include "core/function.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "eltwise/types.h"
+#include "ref/reference_kernels.h"
 
 #if ELTWISE_HAVE_XNNPACK
 #include <pthreadpool.h>

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "core/function.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "cpu/thread_pool.h"
 
 namespace eltwise {

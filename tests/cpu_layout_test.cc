@@ -32,10 +32,11 @@
 #include "core/function.h"
 #include "core/plan.h"
 #include "cpu/cpu_backend.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "eltwise/eltwise.h"
 #include "fp_control.h"
 #include "ref/compare.h"
+#include "ref/reference_kernels.h"
 #include "test_values.h"
 
 namespace eltwise::testing {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/function.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "fp_control.h"
 #include "oracle.h"
 #include "test_values.h"

@@ -898,7 +898,7 @@ Status RunSwappedTiles(const KernelTable& table, const Plan& plan, const std::by
 // ---- broadcast
 // -----------------------------------------------------------------------------------
 
-// Fills `bytes` bytes at `out` with out[i] = pattern[i % 8] (kernels.h). Fills of more than
+// Fills `bytes` bytes at `out` with out[i] = pattern[i % 8] (kernel_table.h). Fills of more than
 // kStringFillBytes (in total, over all threads) use `rep stosq` on x86-64: like the library
 // memset, it writes whole lines without reading them first. Measured on a 2-core EPYC (Zen 5),
 // one thread, GB/s: 512 KiB vector stores 165 / rep stosq 108; 2 MiB 93 / 108; 16 MiB 67 / 96;

@@ -6,7 +6,7 @@
 
 #include "core/backend.h"
 #include "core/backend_registry.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 
 namespace eltwise {
 

@@ -23,7 +23,7 @@
 #include <mutex>
 #include <string>
 
-#include "cuda/kernels.h"
+#include "cuda/launch_table.h"
 #include "cuda/launch.h"
 
 namespace eltwise {
