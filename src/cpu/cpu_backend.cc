@@ -10,7 +10,7 @@
 //                output runs the table's gathered kernel (de-interleaved in registers); otherwise
 //                tiles of rows are gathered into a small buffer, run through the contiguous
 //                kernel and stored (scattered if the output is strided).
-// Partial overlap of input and output: as the plan's overlap_staging says: walks that rise with the
+// Partial overlap of input and output: as the plan's overlap.staging says: walks that rise with the
 // linear index go through bounded chunks (Note [bounded overlap of rising walks]), in windows of
 // chunks with threads; other walks copy the input span first.
 // Work is split into tasks of about kTaskBytes, run by the persistent pool above kParallelBytes.
@@ -740,8 +740,8 @@ Status RunSwappedTiles(const KernelTable& table, const Plan& plan, const std::by
                        std::byte* output, int threads) {
   const size_t esize = plan.element_size;
   const int rank = plan.rank;
-  const int a = plan.overlap_swap_a, b = plan.overlap_swap_b;
-  const auto reversed = [&](int d) { return (plan.overlap_reversed_dims >> d & 1u) != 0; };
+  const int a = plan.overlap.swap_a, b = plan.overlap.swap_b;
+  const auto reversed = [&](int d) { return (plan.overlap.reversed_dims >> d & 1u) != 0; };
   // Tile extents: the swapped pair first (square tiles), then the other dims innermost first.
   std::array<uint64_t, kMaxRank> edge{}, count{};
   uint64_t room = std::max<uint64_t>(1, kSwapTileBytes / esize);  // elements per tile
@@ -1040,27 +1040,27 @@ class Cpu final : public Backend {
         return Status::Ok();
       }
     }
-    if (aliasing == Aliasing::kPartial && plan.overlap_staging != OverlapStaging::kNone) {
+    if (aliasing == Aliasing::kPartial && plan.overlap.staging != OverlapStaging::kNone) {
       return RunOverlapping(table, plan, input, output);
     }
     RunPlan(table, plan, input, output, threads_);
     return Status::Ok();
   }
 
-  // A partial overlap that the plan's overlap_staging must make exact. Out of line: it keeps
+  // A partial overlap that the plan's overlap.staging must make exact. Out of line: it keeps
   // Run's frame small for the calls that need none of this.
   [[gnu::noinline]] Status RunOverlapping(const KernelTable& table, const Plan& plan,
                                           const std::byte* input, std::byte* output) const {
-    if (plan.overlap_staging == OverlapStaging::kChunked) {
+    if (plan.overlap.staging == OverlapStaging::kChunked) {
       const int direction =
           OverlapDirection(plan, input + plan.input_offset, output + plan.output_offset);
       return RunChunkedOverlapping(table, plan, input + plan.input_offset,
                                    output + plan.output_offset, direction, threads_);
     }
-    if (plan.overlap_staging == OverlapStaging::kSwapTiles &&
+    if (plan.overlap.staging == OverlapStaging::kSwapTiles &&
         reinterpret_cast<uintptr_t>(input + plan.input_offset) -
                 reinterpret_cast<uintptr_t>(output + plan.output_offset) ==
-            plan.overlap_swap_distance) {
+            plan.overlap.swap_distance) {
       return RunSwappedTiles(table, plan, input + plan.input_offset, output + plan.output_offset,
                              threads_);
     }
