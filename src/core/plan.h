@@ -31,8 +31,8 @@ enum class OverlapStaging : uint8_t {
   kNone,        // broadcast: the one input element is read before anything is written
   kChunked,     // both walks rise with the linear index: bounded chunks, exact at any distance
                 // between the tensors (elements whose output lies at or below their input front
-                // to back, the others back to front; src/cpu/cpu_backend.cc, Note [bounded
-                // overlap of rising walks]); OverlapPlan's gaps say when one pass suffices
+                // to back, the others back to front; src/cpu/partial_overlap.cc, Note [partial
+                // overlap on the CPU]); OverlapPlan's gaps say when one pass suffices
   kSwapTiles,   // the output is the input with some dims reversed and/or two equal-sized dims
                 // swapped (a square transpose or a reversal onto itself): when the input's first
                 // element lies OverlapPlan's swap_distance bytes above the output's, out(x)
