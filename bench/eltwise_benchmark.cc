@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "core/function.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "eltwise/eltwise.h"
 #include "toolkit/baselines.h"
 #include "toolkit/buffers.h"

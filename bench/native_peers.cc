@@ -39,8 +39,9 @@
 #include <vector>
 
 #include "core/function.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "eltwise/types.h"
+#include "ref/reference_kernels.h"
 #include "toolkit/buffers.h"
 #include "toolkit/json.h"
 #include "toolkit/sizes.h"

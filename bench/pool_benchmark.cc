@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "core/function.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "cpu/thread_pool.h"
 #include "toolkit/buffers.h"
 #include "toolkit/sizes.h"

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "core/function.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "fuzz_util.h"
+#include "ref/reference_kernels.h"
 
 namespace eltwise::fuzz {
 namespace {

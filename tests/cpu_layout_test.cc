@@ -32,10 +32,11 @@
 #include "core/function.h"
 #include "core/plan.h"
 #include "cpu/cpu_backend.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "eltwise/eltwise.h"
 #include "fp_control.h"
 #include "ref/compare.h"
+#include "ref/reference_kernels.h"
 #include "test_values.h"
 
 namespace eltwise::testing {
@@ -1013,7 +1014,7 @@ TEST(Planner, LayoutSubKinds) {
   EXPECT_EQ(p.sizes[2], 20u);
   EXPECT_EQ(p.input_strides[1], 1);
   EXPECT_EQ(p.output_strides[2], 1);
-  EXPECT_EQ(p.overlap_staging, OverlapStaging::kWholeInput);  // the input walk does not rise
+  EXPECT_EQ(p.overlap.staging, OverlapStaging::kWholeInput);  // the input walk does not rise
 }
 
 // The planner's partial-overlap staging: chunked with the gaps that make each direction exact.
@@ -1024,36 +1025,36 @@ TEST(Planner, OverlapStaging) {
     return MakePlan(Function::kSignNanZero, Desc(t, sizes, in), Desc(t, sizes, out), 1, 1);
   };
   Plan p = plan({10, 20}, {});
-  EXPECT_EQ(p.overlap_staging, OverlapStaging::kChunked);
-  EXPECT_EQ(p.overlap_forward_gap, 0u);
-  EXPECT_EQ(p.overlap_backward_gap, 0u);
+  EXPECT_EQ(p.overlap.staging, OverlapStaging::kChunked);
+  EXPECT_EQ(p.overlap.forward_gap, 0u);
+  EXPECT_EQ(p.overlap.backward_gap, 0u);
   p = plan({10, 20}, {0, 0});
-  EXPECT_EQ(p.overlap_staging, OverlapStaging::kNone);
+  EXPECT_EQ(p.overlap.staging, OverlapStaging::kNone);
   // Rows of 20 in a pitch of 25 into packed rows: each output row lies 5 (elements) per row
   // further below its input, so front to back always works, back to front from 9 * 5 elements.
   p = plan({10, 20}, {25, 1});
-  EXPECT_EQ(p.overlap_staging, OverlapStaging::kChunked);
-  EXPECT_EQ(p.overlap_forward_gap, 0u);
-  EXPECT_EQ(p.overlap_backward_gap, 9u * 5 * 4);
+  EXPECT_EQ(p.overlap.staging, OverlapStaging::kChunked);
+  EXPECT_EQ(p.overlap.forward_gap, 0u);
+  EXPECT_EQ(p.overlap.backward_gap, 9u * 5 * 4);
   p = plan({10, 20}, {}, {25, 1});
-  EXPECT_EQ(p.overlap_forward_gap, 9u * 5 * 4);
-  EXPECT_EQ(p.overlap_backward_gap, 0u);
-  EXPECT_EQ(plan({10, 20}, {1, 10}).overlap_staging, OverlapStaging::kWholeInput);  // not square
+  EXPECT_EQ(p.overlap.forward_gap, 9u * 5 * 4);
+  EXPECT_EQ(p.overlap.backward_gap, 0u);
+  EXPECT_EQ(plan({10, 20}, {1, 10}).overlap.staging, OverlapStaging::kWholeInput);  // not square
   // Rows in reverse order: a mirror (tile pairs) when the input's first row is the output's last.
   p = plan({10, 20}, {-20, 1});
-  EXPECT_EQ(p.overlap_staging, OverlapStaging::kSwapTiles);
-  EXPECT_EQ(p.overlap_swap_a, -1);
-  EXPECT_EQ(p.overlap_reversed_dims, 1u);
-  EXPECT_EQ(p.overlap_swap_distance, 9u * 20 * 4);
+  EXPECT_EQ(p.overlap.staging, OverlapStaging::kSwapTiles);
+  EXPECT_EQ(p.overlap.swap_a, -1);
+  EXPECT_EQ(p.overlap.reversed_dims, 1u);
+  EXPECT_EQ(p.overlap.swap_distance, 9u * 20 * 4);
   // A square transpose: dims 0 and 1 swapped, at distance 0.
   p = plan({16, 16}, {1, 16});
-  EXPECT_EQ(p.overlap_staging, OverlapStaging::kSwapTiles);
-  EXPECT_EQ(p.overlap_swap_b - p.overlap_swap_a, 1);
-  EXPECT_EQ(p.overlap_reversed_dims, 0u);
-  EXPECT_EQ(p.overlap_swap_distance, 0u);
+  EXPECT_EQ(p.overlap.staging, OverlapStaging::kSwapTiles);
+  EXPECT_EQ(p.overlap.swap_b - p.overlap.swap_a, 1);
+  EXPECT_EQ(p.overlap.reversed_dims, 0u);
+  EXPECT_EQ(p.overlap.swap_distance, 0u);
   // Reversed and transposed at once, or reversed into a different pitch: copied.
-  EXPECT_EQ(plan({16, 16}, {-1, 16}).overlap_staging, OverlapStaging::kWholeInput);
-  EXPECT_EQ(plan({10, 20}, {-30, 1}).overlap_staging, OverlapStaging::kWholeInput);
+  EXPECT_EQ(plan({16, 16}, {-1, 16}).overlap.staging, OverlapStaging::kWholeInput);
+  EXPECT_EQ(plan({10, 20}, {-30, 1}).overlap.staging, OverlapStaging::kWholeInput);
 }
 
 }  // namespace

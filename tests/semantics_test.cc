@@ -9,7 +9,7 @@
 
 #include "core/function.h"
 #include "core/op_registry.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "fp_control.h"
 #include "oracle.h"
 #include "test_values.h"

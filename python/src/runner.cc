@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "core/op_registry.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 
 namespace eltwise::python {
 namespace {

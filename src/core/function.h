@@ -14,8 +14,10 @@ namespace eltwise {
 
 // X(enumerator, scalar functor type, op, option value)
 // The (op, option value) of a function is the operator description that runs it
-// (DescribeFunction); kCopy, the identity, is described as Round halves_to_nearest_even, which
-// is the identity on integers. Users take the trailing arguments as `...` when they ignore them.
+// (DescribeFunction). kCopy, the identity, has no op of its own: its (op, option value) is
+// Round halves_to_nearest_even, the description that runs it on integer types only (Round is the
+// identity on integers; on floating-point types that description runs kRoundHalvesToNearestEven).
+// Users take the trailing arguments as `...` when they ignore them.
 #define ELTWISE_FOR_EACH_FUNCTION(X)                                                               \
   X(kSignNanZero, ::eltwise::SignFunctor<::eltwise::NanPolicy::kZero>, ::eltwise::Op::kSign,       \
     ::eltwise::NanPolicy::kZero)                                                                   \
@@ -50,8 +52,8 @@ Function SignFunction(NanPolicy nan);
 // The function a Round with `mode` runs on `type`: kCopy for integer types (Round is the identity
 // on integers).
 Function RoundFunction(RoundingMode mode, DataType type);
-// The operator description that runs `f` on (input, output); the inverse of FunctionFor
-// (kCopy gives Round halves_to_nearest_even, the identity on integers).
+// The operator description that runs `f` on (input, output); the inverse of FunctionFor, except
+// that kCopy gives Round halves_to_nearest_even, which runs kCopy only on integer types.
 OperatorDesc DescribeFunction(Function f, const TensorDesc& input, const TensorDesc& output);
 
 }  // namespace eltwise

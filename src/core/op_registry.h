@@ -91,7 +91,8 @@ OperatorDesc WithTensors(OperatorDesc prototype, TensorDesc input, TensorDesc ou
 Function FunctionFor(Op op, int option, DataType type);
 // The function a validated description runs.
 Function FunctionOf(const OperatorDesc& desc);
-// The op and option value of a function (kCopy: Round halves_to_nearest_even).
+// The op and option value of a function. kCopy has no op of its own: Round halves_to_nearest_even,
+// the description that runs it on integer types.
 Op OpOfFunction(Function f);
 int OptionOfFunction(Function f);
 

@@ -74,11 +74,11 @@ bool RisesWithLinearIndex(const std::vector<Dim>& dims, bool input) {
 // in0 - out0 >= max over e of (o(e) - i(e)) = sum over dims of max(0, (out - in) * (size - 1)).
 void PlanOverlap(const std::vector<Dim>& dims, Layout layout, uint64_t esize, Plan& plan) {
   if (layout == Layout::kBroadcast) {
-    plan.overlap_staging = OverlapStaging::kNone;
+    plan.overlap.staging = OverlapStaging::kNone;
     return;
   }
   if (!RisesWithLinearIndex(dims, true) || !RisesWithLinearIndex(dims, false)) {
-    plan.overlap_staging = OverlapStaging::kWholeInput;
+    plan.overlap.staging = OverlapStaging::kWholeInput;
     return;
   }
   unsigned __int128 forward = 0, backward = 0;
@@ -91,9 +91,9 @@ void PlanOverlap(const std::vector<Dim>& dims, Layout layout, uint64_t esize, Pl
   forward *= esize;
   backward *= esize;
   constexpr auto kMax = static_cast<unsigned __int128>(UINT64_MAX);
-  plan.overlap_staging = OverlapStaging::kChunked;
-  plan.overlap_forward_gap = static_cast<uint64_t>(std::min(forward, kMax));
-  plan.overlap_backward_gap = static_cast<uint64_t>(std::min(backward, kMax));
+  plan.overlap.staging = OverlapStaging::kChunked;
+  plan.overlap.forward_gap = static_cast<uint64_t>(std::min(forward, kMax));
+  plan.overlap.backward_gap = static_cast<uint64_t>(std::min(backward, kMax));
 }
 
 // A partial overlap that no chunk order makes exact: whether the output is the input mirrored
@@ -125,11 +125,11 @@ void PlanSwap(const std::vector<Dim>& dims, uint64_t esize, Plan& plan) {
     if (a < 0) return;
   }
   if ((a < 0 && reversed == 0) || distance > UINT64_MAX) return;
-  plan.overlap_staging = OverlapStaging::kSwapTiles;
-  plan.overlap_swap_a = static_cast<int8_t>(a);
-  plan.overlap_swap_b = static_cast<int8_t>(b);
-  plan.overlap_reversed_dims = static_cast<uint8_t>(reversed);
-  plan.overlap_swap_distance = static_cast<uint64_t>(distance);
+  plan.overlap.staging = OverlapStaging::kSwapTiles;
+  plan.overlap.swap_a = static_cast<int8_t>(a);
+  plan.overlap.swap_b = static_cast<int8_t>(b);
+  plan.overlap.reversed_dims = static_cast<uint8_t>(reversed);
+  plan.overlap.swap_distance = static_cast<uint64_t>(distance);
 }
 
 }  // namespace
@@ -209,7 +209,7 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
     result.erase(result.begin() + static_cast<ptrdiff_t>(fastest));
     result.insert(result.end() - 1, moved);
   }
-  if (plan.overlap_staging == OverlapStaging::kWholeInput) PlanSwap(result, esize, plan);
+  if (plan.overlap.staging == OverlapStaging::kWholeInput) PlanSwap(result, esize, plan);
   plan.layout = layout;
   plan.rank = static_cast<int>(result.size());
   for (int i = 0; i < plan.rank; ++i) {

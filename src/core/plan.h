@@ -31,15 +31,33 @@ enum class OverlapStaging : uint8_t {
   kNone,        // broadcast: the one input element is read before anything is written
   kChunked,     // both walks rise with the linear index: bounded chunks, exact at any distance
                 // between the tensors (elements whose output lies at or below their input front
-                // to back, the others back to front; src/cpu/cpu_backend.cc, Note [bounded
-                // overlap of rising walks]); the gaps below say when one pass suffices
+                // to back, the others back to front; src/cpu/partial_overlap.cc, Note [partial
+                // overlap on the CPU]); OverlapPlan's gaps say when one pass suffices
   kSwapTiles,   // the output is the input with some dims reversed and/or two equal-sized dims
                 // swapped (a square transpose or a reversal onto itself): when the input's first
-                // element lies overlap_swap_distance bytes above the output's, out(x) overlaps
-                // exactly the input of the mirror element s(x) (s(s(x)) = x), so mirror pairs of
-                // tiles, both read before either is written, are exact in any order; at any other
-                // distance, as kWholeInput
+                // element lies OverlapPlan's swap_distance bytes above the output's, out(x)
+                // overlaps exactly the input of the mirror element s(x) (s(s(x)) = x), so mirror
+                // pairs of tiles, both read before either is written, are exact in any order; at
+                // any other distance, as kWholeInput
   kWholeInput,  // any other walk: a copy of the whole input span first
+};
+
+// How a partial overlap of input and output is made exact (decided once by MakePlan).
+struct OverlapPlan {
+  OverlapStaging staging = OverlapStaging::kWholeInput;
+  // kChunked: front to back is exact when the input's first element lies at least forward_gap
+  // bytes after the output's (every output element then lies below its own input element and
+  // below all later input), back to front when the output's first element lies at least
+  // backward_gap bytes after the input's.
+  uint64_t forward_gap = 0;
+  uint64_t backward_gap = 0;
+  // kSwapTiles: the swapped dims (swap_a < swap_b; -1 when none), the reversed dims (bit d for
+  // dim d), and the input's first element's distance above the output's at which the mirror
+  // pairing holds: sum over reversed dims of (size - 1) * output stride * element size.
+  int8_t swap_a = -1;
+  int8_t swap_b = -1;
+  uint8_t reversed_dims = 0;
+  uint64_t swap_distance = 0;
 };
 // Where input and output lie relative to each other for one execution.
 enum class Aliasing : uint8_t {
@@ -76,20 +94,7 @@ struct Plan {
   uint32_t input_alignment = 1;
   uint32_t output_alignment = 1;
 
-  // Partial overlap. kChunked: front to back is exact when the input's first element lies at
-  // least overlap_forward_gap bytes after the output's (every output element then lies below its
-  // own input element and below all later input), back to front when the output's first element
-  // lies at least overlap_backward_gap bytes after the input's.
-  OverlapStaging overlap_staging = OverlapStaging::kWholeInput;
-  uint64_t overlap_forward_gap = 0;
-  uint64_t overlap_backward_gap = 0;
-  // kSwapTiles: the swapped dims (overlap_swap_a < overlap_swap_b; -1 when none), the reversed
-  // dims (bit d for dim d), and the input's first element's distance above the output's at which
-  // the mirror pairing holds: sum over reversed dims of (size - 1) * output stride * element size.
-  int8_t overlap_swap_a = -1;
-  int8_t overlap_swap_b = -1;
-  uint8_t overlap_reversed_dims = 0;
-  uint64_t overlap_swap_distance = 0;
+  OverlapPlan overlap;
 };
 
 // Builds the plan of an already validated (input, output) pair.
@@ -101,8 +106,8 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
 inline int OverlapDirection(const Plan& plan, const std::byte* input, const std::byte* output) {
   const auto in = reinterpret_cast<uintptr_t>(input);
   const auto out = reinterpret_cast<uintptr_t>(output);
-  if (in >= out && in - out >= plan.overlap_forward_gap) return 1;
-  if (out >= in && out - in >= plan.overlap_backward_gap) return -1;
+  if (in >= out && in - out >= plan.overlap.forward_gap) return 1;
+  if (out >= in && out - in >= plan.overlap.backward_gap) return -1;
   return 0;
 }
 

@@ -6,7 +6,7 @@
 
 #include "core/backend.h"
 #include "core/backend_registry.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 
 namespace eltwise {
 
@@ -27,7 +27,8 @@ void RunPlanWithTable(const KernelTable& table, const Plan& plan, const std::byt
 
 // The bytes of temporary memory that the calling thread's last Execute on a CPU device whose input
 // and output overlap partially staged through (the whole input span, or the bounded chunks or
-// tiles). For tests of the bound; calls without partial overlap leave it as it was.
+// tiles; partial_overlap.cc). For tests of the bound; calls without partial overlap leave it as it
+// was.
 uint64_t LastOverlapStagingBytes();
 
 }  // namespace eltwise

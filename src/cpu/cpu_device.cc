@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "cpu/cpu_backend.h"
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 
 namespace eltwise {
 namespace {

@@ -6,7 +6,7 @@
 // stream-ordered temporary (cudaMallocAsync + cudaMemcpyAsync on the same stream), runs the kernel
 // from the copy and frees it with cudaFreeAsync: still asynchronous, and the allocation comes from
 // the device's memory pool, so it is cheap after the first time. This is the only case that
-// allocates. The plan's overlap_staging is honoured as far as a GPU allows: kNone (a broadcast
+// allocates. The plan's overlap.staging is honoured as far as a GPU allows: kNone (a broadcast
 // input, read before anything is written) needs no copy; kChunked, kSwapTiles and kWholeInput all
 // copy the input span here (chunked launches in order, or one launch over mirror tile pairs, would
 // bound the memory; not done). A GPU without
@@ -23,8 +23,8 @@
 #include <mutex>
 #include <string>
 
-#include "cuda/kernels.h"
 #include "cuda/launch.h"
+#include "cuda/launch_table.h"
 
 namespace eltwise {
 namespace {
@@ -105,7 +105,7 @@ class Cuda final : public Backend {
 
     // See Note [partial overlap on the GPU].
     void* copy = nullptr;
-    if (aliasing == Aliasing::kPartial && plan.overlap_staging != OverlapStaging::kNone) {
+    if (aliasing == Aliasing::kPartial && plan.overlap.staging != OverlapStaging::kNone) {
       cudaError_t error = memory_pools_ ? cudaMallocAsync(&copy, plan.input_span, stream)
                                         : cudaMalloc(&copy, plan.input_span);
       if (error != cudaSuccess) {

@@ -8,7 +8,7 @@
 #include "core/function.h"
 #include "cuda/kernel_bodies.h"
 #include "cuda/kernel_types.h"
-#include "cuda/kernels.h"
+#include "cuda/launch_table.h"
 
 namespace eltwise::cuda {
 

@@ -1,8 +1,9 @@
 // Reference loops: the scalar functors applied one element at a time. They are complete (every
 // function and type) and are what the SIMD kernels are compared against.
+#include "ref/reference_kernels.h"
+
 #include <cstring>
 
-#include "kernels/kernel_table.h"
 #include "ref/functors.h"
 
 namespace eltwise {

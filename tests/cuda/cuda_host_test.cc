@@ -17,10 +17,11 @@
 #include "cuda/fast_divmod.h"
 #include "cuda/kernel_bodies.h"
 #include "cuda/kernel_types.h"
-#include "cuda/kernels.h"
 #include "cuda/launch.h"
+#include "cuda/launch_table.h"
 #include "eltwise/eltwise.h"
 #include "layout_cases.h"
+#include "ref/reference_kernels.h"
 #include "test_values.h"
 
 namespace eltwise::testing {

@@ -1,5 +1,6 @@
 // Builds without Highway: the reference table is the only (and best) table.
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
+#include "ref/reference_kernels.h"
 
 namespace eltwise {
 

@@ -26,8 +26,8 @@
 
 #include <cstring>
 
+#include "cpu/kernel_table.h"
 #include "cpu/simd/simd_ops-inl.h"
-#include "kernels/kernel_table.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise {

@@ -12,8 +12,9 @@
 #include <cstring>
 #include <type_traits>
 
-#include "cpu/kernels.h"
+#include "cpu/kernel_dispatch.h"
 #include "ref/functors.h"
+#include "ref/reference_kernels.h"
 
 #ifndef ELTWISE_SIMD_TARGET_TABLES
 #define ELTWISE_SIMD_TARGET_TABLES

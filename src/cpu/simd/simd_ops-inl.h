@@ -35,7 +35,7 @@
 #include <type_traits>
 
 #include "core/function.h"
-#include "kernels/kernel_table.h"
+#include "cpu/kernel_table.h"
 #include "ref/functors.h"
 
 HWY_BEFORE_NAMESPACE();

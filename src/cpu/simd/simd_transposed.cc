@@ -14,7 +14,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "kernels/kernel_table.h"
+#include "cpu/kernel_table.h"
 
 #ifndef HWY_COMPILE_ALL_ATTAINABLE  // every attainable target, the same set in each unit
 #define HWY_COMPILE_ALL_ATTAINABLE

@@ -1,10 +1,11 @@
-// The CPU backend's kernel tables: the reference table and one per compiled SIMD target.
+// Which kernel table the CPU backend runs: the tables this build has that this CPU can run (the
+// reference table and one per compiled SIMD target), and the best of them.
 #pragma once
 
 #include <string_view>
 #include <vector>
 
-#include "kernels/kernel_table.h"
+#include "cpu/kernel_table.h"
 
 namespace eltwise {
 

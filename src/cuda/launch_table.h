@@ -1,4 +1,4 @@
-// The CUDA kernel table: one launcher per (function, data type), generated from
+// The CUDA launch table: one launcher per (function, data type), generated from
 // ELTWISE_FOR_EACH_FUNCTION x ELTWISE_FOR_EACH_DATA_TYPE in the kernels_*.cu translation units
 // (split so they compile in parallel).
 #pragma once

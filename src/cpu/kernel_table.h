@@ -1,7 +1,7 @@
-// The shared kernel layer: host kernel tables. A table holds one kernel per (function, data type);
-// the reference table (src/ref) is complete and the CPU backend's SIMD tables (src/cpu/simd)
-// replace entries where they are faster. Kernels trust their arguments; pointers may have any
-// alignment; `in` may equal `out`.
+// Host kernel tables: one kernel per (function, data type) for each loop shape the CPU backend
+// runs. The reference table (src/ref/reference_kernels.h) is complete and the CPU backend's SIMD
+// tables (src/cpu/simd) replace entries where they are faster. Kernels trust their arguments;
+// pointers may have any alignment; `in` may equal `out`.
 #pragma once
 
 #include <array>
@@ -70,8 +70,5 @@ struct KernelTable {
     return k != nullptr ? k : Contiguous(f, t);
   }
 };
-
-// The scalar reference loops over the functors of src/ref/functors.h.
-const KernelTable& ReferenceKernels();
 
 }  // namespace eltwise

@@ -1,0 +1,596 @@
+// Partial overlap of input and output on the CPU (partial_overlap.h): the plan's overlap.staging
+// picks the scheme, Note [partial overlap on the CPU] says why each is exact.
+#include "cpu/partial_overlap.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "cpu/cpu_backend.h"
+#include "cpu/layout_walkers.h"
+#include "cpu/piece_staging.h"
+#include "cpu/row_walker.h"
+#include "cpu/thread_pool.h"
+
+namespace eltwise::cpu {
+namespace {
+
+// Note [partial overlap on the CPU]. When input and output share bytes other than element for
+// element, the result must be as if the whole input were read before any output is written. The
+// plan's overlap.staging (plan.h) picks one of three schemes:
+//
+// Rising walks (kChunked): both walks rise with the linear index, so for elements e < f,
+// in(f) >= in(e) + esize and out(f) >= out(e) + esize (byte addresses of the first bytes). Split
+// the elements into P = {e : out(e) <= in(e)} and Q = {e : out(e) > in(e)}. Writing e overwrites
+// the input of f exactly when |out(e) - in(f)| < esize. Then:
+//  * e in P overwrites only inputs of f <= e, and only of f in P: in(f) < out(e) + esize <=
+//    in(e) + esize gives f <= e; were f in Q with f < e, out(f) > in(f) > out(e) - esize would
+//    contradict out(f) <= out(e) - esize.
+//  * e in Q overwrites only inputs of f >= e in Q: in(f) > out(e) - esize > in(e) - esize gives
+//    f >= e; were f in P with f > e, out(f) <= in(f) < out(e) + esize would contradict
+//    out(f) >= out(e) + esize.
+// So running P in rising order and Q in falling order (the two independent of each other) is
+// exact, and so are chunks of consecutive elements of one set, each read whole before it is
+// written: a write only overwrites inputs of its own chunk or of chunks already done. Threads run
+// rounds: every chunk of a window of consecutive chunks (in the pass's order) is read before any of
+// them is written, so a write only overwrites inputs that were read in this round or before.
+// Within a row, out - in = D + k * delta is linear in the inner index k, so each row's part of P is
+// one prefix or suffix of it, and Q the rest: no element is ever tested alone. When the plan's
+// gaps put every element in P (or every one in Q), one pass runs them all.
+// Three cases run straight through the kernel, without the temporary, by the same argument:
+//  * a span of chunks whose outputs all lie on the far side of all their inputs (below them in a
+//    rising pass, above in a falling one), on every thread at once: its writes overwrite no input
+//    of its own and none of chunks still to come;
+//  * in a round, a packed piece whose inputs all lie beyond every output of the round (above the
+//    round's highest output byte in a rising pass, below its lowest in a falling one) is not read
+//    first but runs when written: no write of the round reaches its inputs, and its own writes,
+//    which lie beyond none of its inputs, only reach inputs already read;
+//  * on one thread, a packed piece whose output lies at least kOverlapDirectBytes beyond its input
+//    (below it in a rising pass, above in a falling one), in sub-pieces no longer than that
+//    distance in the pass's order: each sub-piece's outputs lie beyond all its own inputs, so its
+//    writes only reach inputs already read.
+//
+// Mirror tiles (kSwapTiles, with the input's first element the plan's swap_distance above the
+// output's): out(x) overlaps exactly in(s(x)) for the mirror map s (plan.h). The elements are
+// split into tiles that s takes onto tiles (per dim: swapped dims share one partition; a reversed
+// dim is cut from both ends towards its middle, with the middle element of an odd size alone;
+// other dims anywhere), and each pair {T, s(T)} is read whole into two small buffers before either
+// is written. Writing T overwrites only the inputs of s(T) and writing s(T) only those of T, both
+// read already, so pairs run in any order, on any number of threads.
+//
+// Anything else (kWholeInput, or kSwapTiles at another distance): a copy of the whole input span,
+// then the plan from the copy.
+
+// Partial overlap of rising walks is processed in chunks of at most this many bytes (one stays in
+// L1), a window of at most kOverlapWindowBytes of them at a time with threads.
+constexpr size_t kOverlapChunkBytes = size_t{16} << 10;
+constexpr size_t kOverlapWindowBytes = size_t{512} << 10;
+// A packed piece whose output lies at least this far from its input runs without the temporary,
+// in sub-pieces of that distance (the Note). 2048 measured slower (eltwise bench overlap,
+// overlap_cross, 256 KiB, 1 thread: f32 0.40-0.52x a copy against 0.64-0.68x, u8 0.19-0.26x
+// against 0.32x).
+constexpr size_t kOverlapDirectBytes = 256;
+// One mirror tile; a task holds two.
+constexpr size_t kSwapTileBytes = size_t{16} << 10;
+
+// Temporary memory of the calling thread's last partially overlapping Run (see cpu_backend.h).
+thread_local uint64_t last_overlap_staging_bytes = 0;
+
+Status StagingFailed(uint64_t bytes) {
+  return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
+                                              std::to_string(bytes) +
+                                              "-byte temporary failed to allocate");
+}
+
+struct Range {
+  uint64_t first, last;
+};
+
+// Elements at or below their input (P) in a row whose first output byte lies `row_distance` bytes
+// above its first input byte (negative: below) and whose output-minus-input distance grows by
+// `delta` bytes per element: [first, last) of the row's n elements.
+Range AtOrBelowInput(int64_t row_distance, int64_t delta, uint64_t n) {
+  if (delta == 0) return row_distance <= 0 ? Range{0, n} : Range{0, 0};
+  if (delta > 0) {  // a prefix: k <= -row_distance / delta
+    if (row_distance > 0) return {0, 0};
+    const uint64_t last = static_cast<uint64_t>(-row_distance) / static_cast<uint64_t>(delta) + 1;
+    return {0, std::min(n, last)};
+  }
+  // delta < 0: a suffix, k >= ceil(row_distance / -delta)
+  if (row_distance <= 0) return {0, n};
+  const auto step = static_cast<uint64_t>(-delta);
+  const uint64_t first = (static_cast<uint64_t>(row_distance) + step - 1) / step;
+  return {std::min(n, first), n};
+}
+
+// Which elements a pass of the chunked overlap runs.
+enum class OverlapPart : uint8_t {
+  kAll,        // every element (the plan's gap says one direction is exact for all)
+  kAtOrBelow,  // P of the Note, in rising order
+  kAbove,      // Q, in falling order
+};
+
+// A kChunked plan's partial overlap (the Note's rising walks) through at most kOverlapWindowBytes
+// of temporary memory. Chunks are groups of whole rows when rows are short, segments of a row when
+// they are long; chunk k's position in a pass is k rising, chunks - 1 - k falling.
+class ChunkedOverlap {
+ public:
+  ChunkedOverlap(const KernelTable& table, const Plan& plan, const std::byte* input,
+                 std::byte* output, int threads)
+      : plan_(plan), input_(input), output_(output), staging_(table, plan) {
+    const size_t esize = plan.element_size;
+    inner_ = std::max(plan.rank - 1, 0);
+    n_ = plan.rank > 0 ? plan.sizes[inner_] : 1;
+    rows_ = OuterCount(plan, inner_);
+    const size_t capacity = std::max<size_t>(1, kOverlapChunkBytes / esize);  // elements
+    rows_per_chunk_ = std::max<uint64_t>(1, capacity / n_);
+    segment_ = std::min<uint64_t>(n_, capacity);
+    per_row_ = rows_per_chunk_ > 1 ? 1 : (n_ + segment_ - 1) / segment_;
+    chunks_ =
+        rows_per_chunk_ > 1 ? (rows_ + rows_per_chunk_ - 1) / rows_per_chunk_ : rows_ * per_row_;
+    threads_ = ThreadsFor(threads, 2 * plan.element_count * esize);
+    // One chunk at a time on one thread (it stays in L1); windows of chunks with threads.
+    window_ =
+        threads_ == 1 ? 1 : std::min<uint64_t>(chunks_, kOverlapWindowBytes / kOverlapChunkBytes);
+    slot_ = std::min<uint64_t>(rows_per_chunk_ * n_, capacity) * esize;
+  }
+
+  // `direction` is OverlapDirection's: +1 or -1 run every element in one pass, 0 runs P then Q.
+  Status Run(int direction) {
+    const uint64_t bytes = window_ * slot_;
+    buffer_.reset(new (std::nothrow) std::byte[bytes]);
+    if (!buffer_) return StagingFailed(bytes);
+    last_overlap_staging_bytes = bytes;
+    if (direction > 0) {
+      Pass(OverlapPart::kAll, true);
+    } else if (direction < 0) {
+      Pass(OverlapPart::kAll, false);
+    } else {
+      Pass(OverlapPart::kAtOrBelow, true);
+      Pass(OverlapPart::kAbove, false);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // The pieces a round whose outputs end at `limit` (its highest output byte + 1 rising, its lowest
+  // output byte falling) runs straight through the kernel instead of staging them (the Note).
+  struct BeyondRound {
+    bool packed, rising;
+    uintptr_t limit;
+    size_t esize;
+    bool Takes(const std::byte* in, const std::byte*, uint64_t count) const {
+      if (!packed) return false;
+      const auto lo = reinterpret_cast<uintptr_t>(in);
+      return rising ? lo >= limit : lo + count * esize <= limit;
+    }
+    bool TryRun(ContiguousKernel kernel, const std::byte* in, std::byte* out,
+                uint64_t count) const {
+      if (!Takes(in, out, count)) return false;
+      kernel(in, out, count);
+      return true;
+    }
+  };
+  // The pieces one chunk on one thread runs straight through the kernel, in sub-pieces, instead of
+  // staging them: their output lies at least kOverlapDirectBytes beyond their input (the Note).
+  struct FarFromInput {
+    bool packed, rising;
+    size_t esize;
+    // Elements per sub-piece; 0 when the piece is staged.
+    uint64_t Length(const std::byte* in, const std::byte* out) const {
+      if (!packed) return 0;
+      const auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+      const uintptr_t distance = rising ? (a >= b ? a - b : 0) : (b >= a ? b - a : 0);
+      return distance >= kOverlapDirectBytes ? distance / esize : 0;
+    }
+    bool Takes(const std::byte* in, const std::byte* out, uint64_t) const {
+      return Length(in, out) != 0;
+    }
+    bool TryRun(ContiguousKernel kernel, const std::byte* in, std::byte* out,
+                uint64_t count) const {
+      const uint64_t length = Length(in, out);
+      if (length == 0) return false;
+      for (uint64_t done = 0; done < count;) {
+        const uint64_t step = std::min(length, count - done);
+        const uint64_t at = rising ? done : count - done - step;
+        kernel(in + at * esize, out + at * esize, step);
+        done += step;
+      }
+      return true;
+    }
+  };
+
+  // Calls f(in, out, count) for each row piece of chunk `k` that belongs to `part`, rows in rising
+  // or falling order.
+  template <class F>
+  void ForEachPiece(uint64_t k, OverlapPart part, bool rising, F f) const {
+    uint64_t first_row = k, row_count = 1, begin = 0, count = n_;
+    if (rows_per_chunk_ > 1) {
+      first_row = k * rows_per_chunk_;
+      row_count = std::min(rows_per_chunk_, rows_ - first_row);
+    } else {
+      first_row = k / per_row_;
+      begin = (k % per_row_) * segment_;
+      count = std::min(segment_, n_ - begin);
+    }
+    const int64_t delta = staging_.out_step - staging_.in_step;
+    RowWalker walk(plan_, inner_, input_, output_, rising ? first_row : first_row + row_count - 1);
+    for (uint64_t r = 0; r < row_count; ++r) {
+      uint64_t lo = begin, hi = begin + count;
+      if (part != OverlapPart::kAll) {
+        const int64_t distance = static_cast<int64_t>(reinterpret_cast<uintptr_t>(walk.out) -
+                                                      reinterpret_cast<uintptr_t>(walk.in));
+        const Range p = AtOrBelowInput(distance, delta, n_);
+        Range mine = p;  // Q is the rest of the row: one prefix or suffix
+        if (part == OverlapPart::kAbove) {
+          mine = p.first == 0 ? Range{p.last, n_} : Range{0, p.first};
+        }
+        lo = std::max(lo, mine.first);
+        hi = std::min(hi, mine.last);
+      }
+      if (lo < hi) {
+        f(walk.in + static_cast<ptrdiff_t>(lo) * staging_.in_step,
+          walk.out + static_cast<ptrdiff_t>(lo) * staging_.out_step, hi - lo);
+      }
+      if (r + 1 < row_count) rising ? walk.Next() : walk.Previous();
+    }
+  }
+
+  // Reads the pieces of chunk k that `direct` does not take into `p`, in the walk's order.
+  template <class Direct>
+  void Stage(uint64_t k, OverlapPart part, bool rising_walk, std::byte* p,
+             const Direct& direct) const {
+    ForEachPiece(k, part, rising_walk, [&](const std::byte* in, std::byte* out, uint64_t count) {
+      if (!direct.Takes(in, out, count)) p = staging_.Read(in, p, count);
+    });
+  }
+  // Writes the pieces of chunk k: those `direct` takes straight from the input, the others from
+  // `p`, as Stage left them.
+  template <class Direct>
+  void Write(uint64_t k, OverlapPart part, bool rising_walk, std::byte* p,
+             const Direct& direct) const {
+    ForEachPiece(k, part, rising_walk, [&](const std::byte* in, std::byte* out, uint64_t count) {
+      if (!direct.TryRun(staging_.kernel, in, out, count)) p = staging_.Write(p, out, count);
+    });
+  }
+
+  // The lowest input (out: output) address of chunk k (a rising walk).
+  uintptr_t FirstElement(uint64_t k, bool out) const {
+    const uint64_t row = rows_per_chunk_ > 1 ? k * rows_per_chunk_ : k / per_row_;
+    const uint64_t begin = rows_per_chunk_ > 1 ? 0 : (k % per_row_) * segment_;
+    const RowWalker walk(plan_, inner_, input_, output_, row);
+    return reinterpret_cast<uintptr_t>(
+        out ? walk.out + static_cast<ptrdiff_t>(begin) * staging_.out_step
+            : walk.in + static_cast<ptrdiff_t>(begin) * staging_.in_step);
+  }
+  // The highest input (out: output) address of chunk k, + esize.
+  uintptr_t LastElement(uint64_t k, bool out) const {
+    uint64_t row, end;
+    if (rows_per_chunk_ > 1) {
+      row = std::min(rows_, (k + 1) * rows_per_chunk_) - 1;
+      end = n_;
+    } else {
+      row = k / per_row_;
+      end = std::min(n_, (k % per_row_ + 1) * segment_);
+    }
+    const RowWalker walk(plan_, inner_, input_, output_, row);
+    const std::byte* p = out ? walk.out + static_cast<ptrdiff_t>(end - 1) * staging_.out_step
+                             : walk.in + static_cast<ptrdiff_t>(end - 1) * staging_.in_step;
+    return reinterpret_cast<uintptr_t>(p) + staging_.esize;
+  }
+  // Chunks [lo, hi) (indices) lie apart: all outputs below all inputs (rising) or above (falling).
+  bool Apart(uint64_t lo, uint64_t hi, bool rising) const {
+    return rising ? LastElement(hi - 1, true) <= FirstElement(lo, false)
+                  : FirstElement(lo, true) >= LastElement(hi - 1, false);
+  }
+  // The chunk indices of pass positions [i, j).
+  Range Indices(uint64_t i, uint64_t j, bool rising) const {
+    return rising ? Range{i, j} : Range{chunks_ - j, chunks_ - i};
+  }
+  // The end of the longest span of positions from i whose chunks lie apart (i when none): a binary
+  // search, since a span only stops lying apart as it extends (the outputs rise and the inputs
+  // fall away from it).
+  uint64_t ApartSpanEnd(uint64_t i, bool rising) const {
+    uint64_t good = i, bad = chunks_ + 1;
+    if (!staging_.Packed()) return good;
+    while (bad - good > 1) {
+      const uint64_t mid = good + (bad - good) / 2;
+      const Range r = Indices(i, mid, rising);
+      (Apart(r.first, r.last, rising) ? good : bad) = mid;
+    }
+    return good;
+  }
+
+  // Chunks that lie apart, straight through the kernel on every thread.
+  void RunApart(Range r, OverlapPart part) const {
+    ThreadPool::Global().ParallelFor(r.last - r.first, threads_, [&](size_t j) {
+      ForEachPiece(r.first + j, part, true,
+                   [&](const std::byte* in, std::byte* out, uint64_t count) {
+                     staging_.kernel(in, out, count);
+                   });
+    });
+  }
+  // One chunk on the calling thread, walked in the pass's order.
+  void RunOne(uint64_t k, OverlapPart part, bool rising) const {
+    const FarFromInput direct{staging_.Packed(), rising, staging_.esize};
+    Stage(k, part, rising, buffer_.get(), direct);
+    Write(k, part, rising, buffer_.get(), direct);
+  }
+  // A round of chunks on several threads: every chunk's pieces are read into its slot, then
+  // written.
+  void RunRound(Range r, OverlapPart part, bool rising) const {
+    const uint64_t count = r.last - r.first;
+    const uintptr_t limit = rising ? LastElement(r.last - 1, true) : FirstElement(r.first, true);
+    const BeyondRound direct{staging_.Packed(), rising, limit, staging_.esize};
+    const auto slot_of = [&](uint64_t k) { return buffer_.get() + (k - r.first) * slot_; };
+    // One task per thread, each the same run of chunks in both phases (its slots stay in its own
+    // cache when the pool keeps the task on the same thread).
+    const auto tasks = static_cast<size_t>(std::min<uint64_t>(count, threads_));
+    auto each = [&](size_t t, auto f) {
+      for (uint64_t k = r.first + count * t / tasks; k < r.first + count * (t + 1) / tasks; ++k) {
+        f(k);
+      }
+    };
+    ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t t) {
+      each(t, [&](uint64_t k) { Stage(k, part, true, slot_of(k), direct); });
+    });
+    ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t t) {
+      each(t, [&](uint64_t k) { Write(k, part, true, slot_of(k), direct); });
+    });
+  }
+  // Every chunk of `part` in the pass's order: spans that lie apart (on threads, only spans of at
+  // least a window: each is one parallel loop), the others one chunk or one round at a time.
+  void Pass(OverlapPart part, bool rising) const {
+    for (uint64_t i = 0; i < chunks_;) {
+      const uint64_t apart_end = ApartSpanEnd(i, rising);
+      if (apart_end > i && (window_ == 1 || apart_end - i >= window_)) {
+        RunApart(Indices(i, apart_end, rising), part);
+        i = apart_end;
+        continue;
+      }
+      const uint64_t count = std::min(window_, chunks_ - i);
+      const Range r = Indices(i, i + count, rising);
+      if (count == 1) {
+        RunOne(r.first, part, rising);
+      } else {
+        RunRound(r, part, rising);
+      }
+      i += count;
+    }
+  }
+
+  const Plan& plan_;
+  const std::byte* input_;
+  std::byte* output_;
+  PieceStaging staging_;
+  int inner_;
+  uint64_t n_;     // elements per row
+  uint64_t rows_;  // rows (the outer dims' count)
+  uint64_t rows_per_chunk_, segment_, per_row_, chunks_;
+  int threads_;
+  uint64_t window_;  // chunks per round
+  uint64_t slot_;    // staging bytes per chunk
+  std::unique_ptr<std::byte[]> buffer_;
+};
+
+// A kSwapTiles plan at its mirror distance (the Note's mirror tiles): each task reads a tile and
+// its mirror into two buffers of kSwapTileBytes, then writes both.
+class SwappedTiles {
+ public:
+  SwappedTiles(const KernelTable& table, const Plan& plan, const std::byte* input,
+               std::byte* output, int threads)
+      : plan_(plan),
+        input_(input),
+        output_(output),
+        staging_(table, plan),
+        rank_(plan.rank),
+        a_(plan.overlap.swap_a),
+        b_(plan.overlap.swap_b),
+        transpose_(table.Transposed(plan.function, plan.type)),
+        threads_(ThreadsFor(threads, 2 * plan.element_count * plan.element_size)) {
+    // Tile extents: the swapped pair first (square tiles), then the other dims innermost first.
+    uint64_t room = std::max<uint64_t>(1, kSwapTileBytes / plan.element_size);  // elements
+    if (a_ >= 0) {  // a power of two (whole vectors for the transposed-tile kernel)
+      uint64_t t = 1;
+      while (4 * t * t <= room && t < plan.sizes[a_]) t *= 2;
+      edge_[a_] = edge_[b_] = t;
+      room /= t * t;
+    }
+    for (int d = rank_ - 1; d >= 0; --d) {
+      if (d == a_ || d == b_) continue;
+      edge_[d] = std::max<uint64_t>(1, std::min(plan.sizes[d], room));
+      room = std::max<uint64_t>(1, room / edge_[d]);
+    }
+    for (int d = 0; d < rank_; ++d) {
+      count_[d] = Reversed(d) ? 2 * HalfTiles(d) + plan.sizes[d] % 2
+                              : (plan.sizes[d] + edge_[d] - 1) / edge_[d];
+      total_ *= count_[d];
+    }
+    // A square transpose whose input is packed along dim rank-2 and output along rank-1 (the
+    // usual one): each 2-d tile is read through the table's transposed-tile kernel, which applies
+    // the function on the way, and written back as rows.
+    transposed_ = a_ == rank_ - 2 && b_ == rank_ - 1 && plan.input_strides[a_] == 1 &&
+                  plan.output_strides[b_] == 1;
+  }
+
+  Status Run() const {
+    uint64_t tile_elements = 1;
+    for (int d = 0; d < rank_; ++d) tile_elements *= std::min(plan_.sizes[d], edge_[d]);
+    last_overlap_staging_bytes =
+        2 * tile_elements * plan_.element_size * static_cast<uint64_t>(threads_);
+    ThreadPool::Global().ParallelFor(total_, threads_, [&](size_t task) {
+      const Index j = TileOf(task);
+      const Index mirror = MirrorOf(j);
+      if (mirror < j) return;  // the pair runs from its lower tile
+      alignas(64) std::byte tiles[2][kSwapTileBytes];
+      Read(j, tiles[0]);
+      if (mirror != j) Read(mirror, tiles[1]);
+      Write(j, tiles[0]);
+      if (mirror != j) Write(mirror, tiles[1]);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  using Index = std::array<uint64_t, kMaxRank>;  // a tile's index per dim
+
+  bool Reversed(int d) const { return (plan_.overlap.reversed_dims >> d & 1u) != 0; }
+  // Tiles of a reversed dim d from each end: ceil(half / edge).
+  uint64_t HalfTiles(int d) const { return (plan_.sizes[d] / 2 + edge_[d] - 1) / edge_[d]; }
+  // The elements [first, last) of dim d that tile j covers.
+  Range TileRange(int d, uint64_t j) const {
+    const uint64_t size = plan_.sizes[d];
+    if (!Reversed(d)) return {j * edge_[d], std::min(size, (j + 1) * edge_[d])};
+    const uint64_t half = size / 2, front = HalfTiles(d);
+    if (j < front) return {j * edge_[d], std::min(half, (j + 1) * edge_[d])};
+    if (size % 2 == 1 && j == front) return {half, half + 1};
+    const uint64_t m = count_[d] - 1 - j;  // the mirror of front tile m
+    return {size - std::min(half, (m + 1) * edge_[d]), size - m * edge_[d]};
+  }
+  Index TileOf(uint64_t task) const {
+    Index j{};
+    for (int d = rank_ - 1; d >= 0; --d) {
+      j[d] = task % count_[d];
+      task /= count_[d];
+    }
+    return j;
+  }
+  Index MirrorOf(const Index& j) const {
+    Index mirror = j;
+    for (int d = 0; d < rank_; ++d) {
+      if (Reversed(d)) mirror[d] = count_[d] - 1 - j[d];
+    }
+    if (a_ >= 0) std::swap(mirror[a_], mirror[b_]);
+    return mirror;
+  }
+
+  // Calls f(in, out, range) for each block of tile j that spans the tile's `whole` innermost dims
+  // (in, out: the block's first element; range: the tile's range per dim).
+  template <class F>
+  void ForEachBlock(const Index& j, int whole, F f) const {
+    const auto e = static_cast<ptrdiff_t>(plan_.element_size);
+    std::array<Range, kMaxRank> range{};
+    for (int d = 0; d < rank_; ++d) range[d] = TileRange(d, j[d]);
+    Index x{};
+    for (int d = 0; d < rank_; ++d) x[d] = range[d].first;
+    while (true) {
+      ptrdiff_t in_offset = 0, out_offset = 0;
+      for (int d = 0; d < rank_; ++d) {
+        in_offset += static_cast<ptrdiff_t>(x[d]) * plan_.input_strides[d] * e;
+        out_offset += static_cast<ptrdiff_t>(x[d]) * plan_.output_strides[d] * e;
+      }
+      f(input_ + in_offset, output_ + out_offset, range);
+      int d = rank_ - 1 - whole;
+      for (; d >= 0; --d) {
+        if (++x[d] < range[d].last) break;
+        x[d] = range[d].first;
+      }
+      if (d < 0) return;
+    }
+  }
+  // Calls f(in, out, count) for each row (innermost-dim run) of tile j.
+  template <class F>
+  void ForEachRow(const Index& j, F f) const {
+    ForEachBlock(j, 1, [&](const std::byte* in, std::byte* out, const auto& range) {
+      f(in, out, range[rank_ - 1].last - range[rank_ - 1].first);
+    });
+  }
+  // Calls f(in, out, a_range, b_range) for each 2-d (a, b) plane of tile j.
+  template <class F>
+  void ForEachPlane(const Index& j, F f) const {
+    ForEachBlock(j, 2, [&](const std::byte* in, std::byte* out, const auto& range) {
+      f(in, out, range[a_], range[b_]);
+    });
+  }
+
+  // Reads tile j's input into p (transposed planes, f applied, when transposed_).
+  void Read(const Index& j, std::byte* p) const {
+    const size_t esize = plan_.element_size;
+    if (transposed_) {
+      ForEachPlane(j, [&](const std::byte* in, std::byte*, Range ra, Range rb) {
+        const uint64_t rows = ra.last - ra.first, columns = rb.last - rb.first;
+        transpose_(in, plan_.input_strides[b_] * static_cast<ptrdiff_t>(esize), p,
+                   static_cast<ptrdiff_t>(columns * esize), rows, columns);
+        p += rows * columns * esize;
+      });
+      return;
+    }
+    ForEachRow(j,
+               [&](const std::byte* in, std::byte*, uint64_t n) { p = staging_.Read(in, p, n); });
+  }
+  // Writes tile j's output from p, as Read left it.
+  void Write(const Index& j, std::byte* p) const {
+    const size_t esize = plan_.element_size;
+    if (transposed_) {
+      ForEachPlane(j, [&](const std::byte*, std::byte* out, Range ra, Range rb) {
+        const uint64_t rows = ra.last - ra.first, columns = rb.last - rb.first;
+        for (uint64_t r = 0; r < rows; ++r, p += columns * esize) {
+          std::memcpy(out + static_cast<ptrdiff_t>(r) * plan_.output_strides[a_] *
+                                static_cast<ptrdiff_t>(esize),
+                      p, columns * esize);
+        }
+      });
+      return;
+    }
+    ForEachRow(
+        j, [&](const std::byte*, std::byte* out, uint64_t n) { p = staging_.Write(p, out, n); });
+  }
+
+  const Plan& plan_;
+  const std::byte* input_;
+  std::byte* output_;
+  PieceStaging staging_;
+  int rank_;
+  int a_, b_;  // the swapped dims, -1 when none
+  TransposedKernel transpose_;
+  int threads_;
+  bool transposed_ = false;
+  Index edge_{};   // tile extent per dim
+  Index count_{};  // tiles per dim
+  uint64_t total_ = 1;
+};
+
+// The Note's last resort: the plan from a copy of the whole input span.
+Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::byte* input,
+                        std::byte* output, int threads) {
+  last_overlap_staging_bytes = plan.input_span;
+  std::unique_ptr<std::byte[]> copy(new (std::nothrow) std::byte[plan.input_span]);
+  if (!copy) {
+    return Status(StatusCode::kOutOfMemory, "input and output overlap partially and a " +
+                                                std::to_string(plan.input_span) +
+                                                "-byte copy of the input failed");
+  }
+  std::memcpy(copy.get(), input, plan.input_span);
+  RunPlan(table, plan, copy.get(), output, threads);
+  return Status::Ok();
+}
+
+}  // namespace
+
+// Out of line: it keeps Backend::Run's frame small for the calls that need none of this.
+[[gnu::noinline]] Status RunPartialOverlap(const KernelTable& table, const Plan& plan,
+                                           const std::byte* input, std::byte* output, int threads) {
+  const std::byte* const first_in = input + plan.input_offset;
+  std::byte* const first_out = output + plan.output_offset;
+  if (plan.overlap.staging == OverlapStaging::kChunked) {
+    return ChunkedOverlap(table, plan, first_in, first_out, threads)
+        .Run(OverlapDirection(plan, first_in, first_out));
+  }
+  if (plan.overlap.staging == OverlapStaging::kSwapTiles &&
+      reinterpret_cast<uintptr_t>(first_in) - reinterpret_cast<uintptr_t>(first_out) ==
+          plan.overlap.swap_distance) {
+    return SwappedTiles(table, plan, first_in, first_out, threads).Run();
+  }
+  return RunFromInputCopy(table, plan, input, output, threads);
+}
+
+}  // namespace eltwise::cpu
+
+namespace eltwise {
+
+uint64_t LastOverlapStagingBytes() { return cpu::last_overlap_staging_bytes; }
+
+}  // namespace eltwise

@@ -1,0 +1,185 @@
+// The strided layout walkers (layout_walkers.h): transposed tiles and gathered (strided innermost
+// dim) rows.
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+
+#include "cpu/element_copy.h"
+#include "cpu/layout_walkers.h"
+#include "cpu/row_walker.h"
+#include "cpu/thread_pool.h"
+
+namespace eltwise::cpu {
+namespace {
+
+// Elements per gathered row piece and rows per tile of the gathered path.
+constexpr size_t kGatherBytes = 2048;
+// Output bytes per task of the fused gathered kernel (input stride 2-4 elements, no staging).
+// Measured (eltwise bench gathered, Sign, int8 and f32, 2 threads, medians of 3 runs on a busy
+// 2-core EPYC, noisy): 4 KiB 0.22-0.53x a copy at 256 KiB / 4 MiB / 64 MiB, 16 KiB 0.36-0.58x,
+// 32 KiB 0.28-0.58x, 128 KiB 0.34-0.60x; 16 KiB keeps 16 tasks at 256 KiB.
+constexpr size_t kFusedGatherBytes = size_t{16} << 10;
+constexpr size_t kTileRows = 128;
+// Columns per tile when a transposed input is gathered tile by tile (kTileRows x kTileColumns).
+constexpr size_t kTileColumns = 128;
+// Row pitch of a gathered tile in elements: padded so that a tile's column (one element per row)
+// does not map every row to the same few L1 sets.
+constexpr size_t kTilePitch = kTileColumns + 16;
+
+// A rows x count tile, element (r, c) at in + r*row_stride + c*column_stride, into `block` with
+// rows of kTilePitch elements; reads run along r (the input's contiguous direction).
+template <class U>
+void TileGather(const std::byte* in, ptrdiff_t row_stride, ptrdiff_t column_stride,
+                std::byte* block, size_t rows, size_t count) {
+  for (size_t c = 0; c < count; ++c) {
+    const std::byte* src = in + static_cast<ptrdiff_t>(c) * column_stride;
+    std::byte* dst = block + c * sizeof(U);
+    for (size_t r = 0; r < rows; ++r) {
+      std::memcpy(dst + r * kTilePitch * sizeof(U), src + static_cast<ptrdiff_t>(r) * row_stride,
+                  sizeof(U));
+    }
+  }
+}
+using TileGatherFn = void (*)(const std::byte*, ptrdiff_t, ptrdiff_t, std::byte*, size_t, size_t);
+
+// Tile edge in elements per element size (index log2(size)): each tile's input and output
+// (edge^2 * size bytes each) stay in L1 while the tile is transposed.
+constexpr std::array<size_t, 4> kTransposeTileEdge = {128, 64, 64, 32};
+
+}  // namespace
+
+// Tiles of (a = rank-2, b = rank-1) in the order outer index, a-tile, b-tile: consecutive tasks
+// continue the same output rows. Each tile is one call of the table's transposed kernel, which
+// transposes in registers and applies the function on the way.
+void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* input,
+                   std::byte* output, int threads) {
+  const size_t esize = plan.element_size;
+  const int a_dim = plan.rank - 2;
+  const int b_dim = plan.rank - 1;
+  const uint64_t a_size = plan.sizes[a_dim];
+  const uint64_t b_size = plan.sizes[b_dim];
+  const ptrdiff_t in_b = plan.input_strides[b_dim] * static_cast<ptrdiff_t>(esize);
+  const ptrdiff_t out_a = plan.output_strides[a_dim] * static_cast<ptrdiff_t>(esize);
+  const size_t edge = kTransposeTileEdge[static_cast<size_t>(__builtin_ctz(esize))];
+  const uint64_t a_tiles = (a_size + edge - 1) / edge;
+  const uint64_t b_tiles = (b_size + edge - 1) / edge;
+  const TransposedKernel kernel = table.Transposed(plan.function, plan.type);
+  auto tile = [&](uint64_t task) {
+    const uint64_t b0 = (task % b_tiles) * edge;
+    const uint64_t a0 = (task / b_tiles % a_tiles) * edge;
+    const RowWalker walk(plan, a_dim, input, output, task / b_tiles / a_tiles);
+    kernel(walk.in + static_cast<ptrdiff_t>(a0 * esize) + static_cast<ptrdiff_t>(b0) * in_b, in_b,
+           walk.out + static_cast<ptrdiff_t>(a0) * out_a + static_cast<ptrdiff_t>(b0 * esize),
+           out_a, static_cast<size_t>(std::min<uint64_t>(edge, a_size - a0)),
+           static_cast<size_t>(std::min<uint64_t>(edge, b_size - b0)));
+  };
+  const uint64_t tasks = OuterCount(plan, a_dim) * a_tiles * b_tiles;
+  ThreadPool::Global().ParallelFor(tasks, ThreadsFor(threads, 2 * plan.element_count * esize),
+                                   tile);
+}
+
+// Iteration: outer dims [0, rank-2), then tiles of `tile_rows` along dim rank-2 ("a") by `piece`
+// elements along the innermost dim ("b"). Each task is one (outer index, a-tile, b-piece). An
+// input stride of 2-4 elements into a packed output runs the table's gathered kernel straight
+// from input to output (no staging), in tasks of about kFusedGatherBytes of output; other
+// strides gather a kGatherBytes piece into a buffer, run the contiguous kernel and scatter.
+void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* input,
+                 std::byte* output, int threads) {
+  const size_t esize = plan.element_size;
+  const int b_dim = plan.rank - 1;
+  const int a_dim = plan.rank - 2;  // -1 for rank 1
+  const uint64_t b_size = plan.sizes[b_dim];
+  const uint64_t a_size = a_dim >= 0 ? plan.sizes[a_dim] : 1;
+  const int outer = std::max(a_dim, 0);
+  const uint64_t outer_count = OuterCount(plan, outer);
+  const ptrdiff_t in_b = plan.input_strides[b_dim] * static_cast<ptrdiff_t>(esize);
+  const ptrdiff_t out_b = plan.output_strides[b_dim] * static_cast<ptrdiff_t>(esize);
+  const ptrdiff_t in_a = a_dim >= 0 ? plan.input_strides[a_dim] * static_cast<ptrdiff_t>(esize) : 0;
+  const ptrdiff_t out_a =
+      a_dim >= 0 ? plan.output_strides[a_dim] * static_cast<ptrdiff_t>(esize) : 0;
+  const bool packed_out = out_b == static_cast<ptrdiff_t>(esize);
+  // A transposed input that is not packed along `a` or an output not packed along `b`: gather
+  // whole tiles reading along `a`, so every input cache line is used once per tile instead of once
+  // per row.
+  const bool transpose = plan.layout == Layout::kTransposed;
+  const GatheredKernel fused =
+      !transpose && packed_out && in_b > 0 && in_b % static_cast<ptrdiff_t>(esize) == 0
+          ? table.Gathered(plan.function, plan.type, static_cast<size_t>(in_b) / esize)
+          : nullptr;
+  const size_t piece = (fused != nullptr ? kFusedGatherBytes : kGatherBytes) / esize;
+  const uint64_t b_pieces = (b_size + piece - 1) / piece;
+  // Short rows: several per fused task, up to about kFusedGatherBytes of output.
+  const uint64_t tile_rows =
+      fused != nullptr
+          ? std::clamp<uint64_t>(kFusedGatherBytes / (std::min<uint64_t>(piece, b_size) * esize), 1,
+                                 kTileRows)
+          : kTileRows;
+  const uint64_t a_tiles = (a_size + tile_rows - 1) / tile_rows;
+  const uint64_t b_tiles = (b_size + kTileColumns - 1) / kTileColumns;
+  const ContiguousKernel kernel = table.Contiguous(plan.function, plan.type);
+  const GatherFn gather = GatherFor(esize);
+  const ScatterFn scatter = ScatterFor(esize);
+  const bool packed_in = in_b == static_cast<ptrdiff_t>(esize);
+  const TileGatherFn tile_gather =
+      WithElementType(esize, [](auto u) -> TileGatherFn { return &TileGather<decltype(u)>; });
+
+  // Tasks: (outer index, a-tile, b-tile) when transposing, (outer index, a-tile, b-piece) else.
+  const uint64_t b_tasks = transpose ? b_tiles : b_pieces;
+  auto tile = [&](uint64_t task) {
+    alignas(64) std::byte gathered[kGatherBytes];
+    alignas(64) std::byte computed[kGatherBytes];
+    // f of `count` packed elements at `src` into the output row piece at `out`.
+    auto compute = [&](const std::byte* src, std::byte* out, size_t count) {
+      if (packed_out) {
+        kernel(src, out, count);
+      } else {
+        kernel(src, computed, count);
+        scatter(computed, out, out_b, count);
+      }
+    };
+    const uint64_t b_task = task % b_tasks;
+    const uint64_t a_tile = (task / b_tasks) % a_tiles;
+    const RowWalker walk(plan, outer, input, output, task / b_tasks / a_tiles);
+    if (transpose) {
+      static thread_local std::unique_ptr<std::byte[]> block_storage(
+          new std::byte[kTileRows * kTilePitch * 8]);
+      std::byte* const block = block_storage.get();
+      const uint64_t b0 = b_task * kTileColumns;
+      const size_t count = static_cast<size_t>(std::min<uint64_t>(kTileColumns, b_size - b0));
+      const uint64_t a0 = a_tile * kTileRows;
+      const size_t rows = static_cast<size_t>(std::min<uint64_t>(kTileRows, a_size - a0));
+      tile_gather(walk.in + static_cast<ptrdiff_t>(a0) * in_a + static_cast<ptrdiff_t>(b0) * in_b,
+                  in_a, in_b, block, rows, count);
+      for (size_t r = 0; r < rows; ++r) {
+        compute(
+            block + r * kTilePitch * esize,
+            walk.out + static_cast<ptrdiff_t>(a0 + r) * out_a + static_cast<ptrdiff_t>(b0) * out_b,
+            count);
+      }
+      return;
+    }
+    const uint64_t b0 = b_task * piece;
+    const size_t count = static_cast<size_t>(std::min<uint64_t>(piece, b_size - b0));
+    const uint64_t a_end = std::min(a_size, (a_tile + 1) * tile_rows);
+    for (uint64_t a = a_tile * tile_rows; a < a_end; ++a) {
+      const std::byte* in =
+          walk.in + static_cast<ptrdiff_t>(a) * in_a + static_cast<ptrdiff_t>(b0) * in_b;
+      std::byte* out =
+          walk.out + static_cast<ptrdiff_t>(a) * out_a + static_cast<ptrdiff_t>(b0) * out_b;
+      if (fused != nullptr) {
+        fused(in, out, count);
+      } else if (packed_in) {
+        compute(in, out, count);
+      } else {
+        gather(in, in_b, gathered, count);
+        compute(gathered, out, count);
+      }
+    }
+  };
+  const uint64_t tasks = outer_count * a_tiles * b_tasks;
+  const uint64_t bytes = plan.element_count * esize;
+  ThreadPool::Global().ParallelFor(tasks, ThreadsFor(threads, 2 * bytes), tile);
+}
+
+}  // namespace eltwise::cpu
