@@ -24,6 +24,7 @@
 #include "errors.h"
 #include "operands.h"
 #include "runner.h"
+#include "runtime_identity.h"
 #include "ufuncs.h"
 
 namespace py = pybind11;
@@ -189,6 +190,8 @@ The process-wide default of set_num_threads (0: one per hardware thread).)doc");
         "Sets the calling thread's default thread count (-1: none); returns the previous one.");
   m.def("_operator_cache_size", &OperatorCacheSize,
         "How many compiled operators the module's cache holds (at most 256).");
+  m.def("_runtime_identity", &RuntimeIdentity,
+        "(kernel table address, thread pool address) of the library this module runs on.");
 
   m.def("supports", &SupportsPy, py::arg("op"), py::arg("dtype"), py::arg("ndim"),
         py::arg("feature_level") = "extended",
