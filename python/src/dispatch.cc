@@ -1,7 +1,5 @@
 #include "dispatch.h"
 
-#include "numpy_api.h"  // first: it includes Python.h
-// (the comment keeps clang-format from moving numpy_api.h below the other headers)
 #include <algorithm>
 #include <cstddef>
 #include <optional>
@@ -10,6 +8,7 @@
 
 #include "core/op_registry.h"
 #include "errors.h"
+#include "numpy_api.h"
 #include "operands.h"
 #include "runner.h"
 #include "staging/staging.h"

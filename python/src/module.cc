@@ -4,9 +4,7 @@
 // Nothing here holds semantics of its own: every result and every validation message comes from
 // the library.
 
-#define ELTWISE_IMPORT_NUMPY
-#include "numpy_api.h"  // first: it includes Python.h
-// (the comment keeps clang-format from moving numpy_api.h below pybind11)
+#define ELTWISE_IMPORT_NUMPY  // NumPy's C API tables are defined in this translation unit
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -22,6 +20,7 @@
 #include "dispatch.h"
 #include "eltwise/eltwise.h"
 #include "errors.h"
+#include "numpy_api.h"
 #include "operands.h"
 #include "runner.h"
 #include "runtime_identity.h"
