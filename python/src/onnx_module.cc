@@ -29,6 +29,7 @@
 #include "binding_rules.h"
 #include "eltwise/device.h"
 #include "onnx/onnx_frontend.h"
+#include "runtime_identity.h"
 
 namespace py = pybind11;
 
@@ -209,6 +210,8 @@ PYBIND11_MODULE(_onnx, m) {
   if (_import_array() < 0) throw py::error_already_set();
   m.doc() = "The C++ ONNX front end of eltwise (models of Sign and Round nodes).";
   m.attr("MAX_OPSET") = onnx_frontend::kMaxKnownOpset;
+  m.def("_runtime_identity", &python::RuntimeIdentity,
+        "(kernel table address, thread pool address) of the library this module runs on.");
   py::class_<Model>(m, "Model", "A parsed, validated ONNX model; run() it many times.")
       .def_static(
           "parse",

@@ -1,6 +1,5 @@
 #include "ufuncs.h"
 
-#include <array>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,29 +31,27 @@ void Loop(char** args, const npy_intp* dims, const npy_intp* steps, void* data) 
           DefaultThreads());
 }
 
-// Each op's ufunc names: prefix + option value name. A new op without a specialization does not
-// compile here.
-template <class Desc>
-struct UfuncNames;
-template <>
-struct UfuncNames<SignDesc> {
-  static constexpr std::string_view prefix = "sign_nan_";
-};
-template <>
-struct UfuncNames<RoundDesc> {
-  static constexpr std::string_view prefix = "round_";
-};
-#define ELTWISE_UFUNC_PREFIX(e, Desc) UfuncNames<Desc>::prefix,
-constexpr std::string_view kUfuncPrefixes[] = {ELTWISE_FOR_EACH_OP(ELTWISE_UFUNC_PREFIX)};
-#undef ELTWISE_UFUNC_PREFIX
+// The name of `info`'s ufunc for option value `option`: the registry's prefix + the value's name,
+// or, for an op without an option, the prefix without its trailing underscore.
+std::string UfuncName(const OpInfo& info, int option) {
+  std::string_view prefix = info.ufunc_prefix;
+  if (HasOption(info)) {
+    return std::string(prefix) + std::string(info.option.names[static_cast<size_t>(option)]);
+  }
+  if (!prefix.empty() && prefix.back() == '_') prefix.remove_suffix(1);
+  return std::string(prefix);
+}
 
 Function FunctionOf(const Ufunc& u, DataType type) { return FunctionFor(u.op, u.option, type); }
 
 std::string DocOf(const Ufunc& u) {
   const OpInfo& info = Info(u.op);
-  const std::string what = "eltwise." + std::string(info.name) + "(x, " +
-                           std::string(info.option.field) + "='" +
-                           std::string(info.option.names[static_cast<size_t>(u.option)]) + "')";
+  std::string what = "eltwise." + std::string(info.name) + "(x";
+  if (HasOption(info)) {
+    what += ", " + std::string(info.option.field) + "='" +
+            std::string(info.option.names[static_cast<size_t>(u.option)]) + "'";
+  }
+  what += ")";
   return "The NumPy ufunc of " + what +
          ": the same results, with NumPy's broadcasting, out=, where=, dtype=/casting, .at and "
          "__array_ufunc__ dispatch (Dask, xarray, pandas). Loops: float16, float32, float64, "
@@ -106,11 +103,8 @@ const std::vector<Ufunc>& CreateUfuncs(int bfloat16_type_num) {
   // One ufunc per (op, option value) of the op registry.
   auto* ufuncs = new std::vector<Ufunc>();
   for (const OpInfo& info : AllOps()) {
-    const auto& names = info.option.names;
-    for (size_t option = 0; option < names.size(); ++option) {
-      ufuncs->push_back(
-          {std::string(kUfuncPrefixes[static_cast<size_t>(info.op)]) + std::string(names[option]),
-           info.op, static_cast<int>(option), nullptr});
+    for (int option = 0; option < OptionValueCount(info); ++option) {
+      ufuncs->push_back({UfuncName(info, option), info.op, option, nullptr});
     }
   }
   for (Ufunc& u : *ufuncs) {

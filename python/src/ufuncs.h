@@ -1,6 +1,7 @@
-// NumPy ufuncs for every (op, option) pair: eltwise.ufunc.sign_nan_zero, ..., round_up. Their inner
-// loops run the library's kernels (runner.h), so NumPy supplies broadcasting, where=, out= tuples,
-// dtype=/casting, .at and __array_ufunc__ dispatch (Dask, xarray, pandas).
+// NumPy ufuncs for every (op, option) pair: eltwise.ufunc.sign_nan_zero, ..., round_up (names from
+// the op registry's ufunc_prefix). Their inner loops run the library's kernels (runner.h), so NumPy
+// supplies broadcasting, where=, out= tuples, dtype=/casting, .at and __array_ufunc__ dispatch
+// (Dask, xarray, pandas).
 #pragma once
 
 #include <optional>
@@ -13,7 +14,7 @@
 namespace eltwise::python {
 
 struct Ufunc {
-  std::string name;  // "sign_nan_" + nan policy name, "round_" + rounding mode name
+  std::string name;  // the registry's ufunc_prefix + option value name: "round_down"
   Op op;
   int option;        // the op registry's option value
   PyObject* object;  // the numpy.ufunc (module lifetime)

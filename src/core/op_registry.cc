@@ -29,6 +29,47 @@ constexpr D kSignOnnx13Types[] = {D::kUInt8,   D::kUInt16,  D::kUInt32,  D::kUIn
                                   D::kFloat16, D::kFloat32, D::kFloat64, D::kBFloat16};
 constexpr OnnxVersion kSignOnnxVersions[] = {{9, kSignOnnx9Types}, {13, kSignOnnx13Types}};
 constexpr std::string_view kNanNames[] = {"zero", "propagate"};
+constexpr std::string_view kSignPythonDoc =
+    R"doc(sign($module, x, out=None, *, nan='zero', feature_level='extended', device='cpu', threads=None)
+--
+
+Elementwise sign: +1 for x > 0, -1 for x < 0, +0 for +0 and -0 (DirectML ELEMENT_WISE_SIGN,
+ONNX Sign). Unsigned integers give 0 or 1; signed integers -1, 0 or 1 (INT_MIN gives -1).
+
+Parameters
+----------
+x : array_like
+    A NumPy array, anything NumPy reads as one (lists, Python and NumPy scalars), an object with
+    __dlpack__ (PyTorch, ...) or one that implements __array_ufunc__ (Dask arrays, xarray,
+    pandas: they get eltwise.ufunc.sign_nan_<nan> and keep their kind). float32, float16,
+    bfloat16 (ml_dtypes), float64, int8/16/32/64 or uint8/16/32/64, any layout.
+out : array, optional
+    Where to write the result: same shape and dtype as x. It may be x itself (in place) or
+    overlap x in any way; the result is as if x were read whole before out is written.
+nan : {'zero', 'propagate'}
+    Result for NaN: 'zero' gives +0 (DirectML, PyTorch, ONNX Runtime CUDA); 'propagate' gives NaN
+    (NumPy's np.sign, the ONNX reference).
+feature_level : str
+    'extended' (default) or a DirectML feature level ('2_0' ... '6_4'): the request is then
+    validated exactly as DirectML would validate it (x's shape and strides are the tensor
+    description; rank, dtype, size and stride rules apply).
+device : {'cpu', 'cuda', 'cuda:N'}
+    Where to run. CUDA tensors (DLPack) must use a CUDA device; host arrays on a CUDA device are
+    copied there and back.
+threads : int, optional
+    CPU threads for this call (0: one per hardware thread); default: eltwise.num_threads /
+    eltwise.set_num_threads.
+
+Returns
+-------
+out, or a new array of x's shape and dtype (a NumPy scalar for a scalar x, a tensor of the same
+library for DLPack input, the container's own kind for __array_ufunc__ containers).
+
+Raises
+------
+EltwiseError (a ValueError) for a request eltwise rejects, with the library's message; TypeError
+for an unsupported object, dtype or option type; ValueError for an unknown option value or a
+read-only out.)doc";
 
 // ---------------------------------------------------------------------------------------------
 // Round (DML_OPERATOR_ELEMENT_WISE_ROUND, ONNX Round).
@@ -41,6 +82,35 @@ constexpr OnnxVersion kRoundOnnxVersions[] = {{11, kRoundOnnx11Types}, {22, kRou
 constexpr std::string_view kModeNames[] = {"halves_to_nearest_even", "toward_zero",
                                            "toward_infinity", "down", "up"};
 static_assert(std::size(kModeNames) == kRoundingModeCount);
+constexpr std::string_view kRoundPythonDoc =
+    R"doc(round($module, x, out=None, *, mode='halves_to_nearest_even', feature_level='extended', device='cpu', threads=None)
+--
+
+Elementwise rounding to an integral value of the same dtype (DirectML ELEMENT_WISE_ROUND,
+ONNX Round). The sign of zero is kept, infinities pass through, NaN stays NaN; integer dtypes
+are copied unchanged (extended level only). As in np.rint, the second positional argument is out.
+
+Parameters
+----------
+x : array_like
+    As for sign (containers with __array_ufunc__ get eltwise.ufunc.round_<mode>).
+out : array, optional
+    As for sign: same shape and dtype; may be x or overlap it.
+mode : str
+    'halves_to_nearest_even' (np.rint, ONNX Round), 'toward_zero' (np.trunc), 'toward_infinity'
+    (to nearest, halves away from zero: 2.5 -> 3, -2.5 -> -3; NOT ceil), 'down' (np.floor),
+    'up' (np.ceil). 'down' and 'up' exist at the extended level only.
+feature_level, device, threads :
+    As for sign. Round needs DirectML feature level 2_1 or higher.
+
+Returns
+-------
+out, or a new array of x's shape and dtype (a NumPy scalar for a scalar x).
+
+Raises
+------
+EltwiseError (a ValueError) for a request eltwise rejects; TypeError for an unsupported object,
+dtype or option type; ValueError for an unknown option value or a read-only out.)doc";
 
 // ---------------------------------------------------------------------------------------------
 // The table, in ELTWISE_FOR_EACH_OP order.
@@ -60,7 +130,9 @@ constexpr OpInfo kOps[] = {
                     "Result for NaN: zero (+0, DirectML/PyTorch/WebNN) or propagate (NaN, NumPy)"},
      .onnx_versions = kSignOnnxVersions,
      .onnx_option = static_cast<int>(NanPolicy::kPropagate),  // the ONNX reference: np.sign
-     .summary = "Sign of every element of a .npy array (DML ELEMENT_WISE_SIGN, ONNX Sign)"},
+     .summary = "Sign of every element of a .npy array (DML ELEMENT_WISE_SIGN, ONNX Sign)",
+     .python_doc = kSignPythonDoc,
+     .ufunc_prefix = "sign_nan_"},
     {.op = Op::kRound,
      .name = "round",
      .title = "Round",
@@ -75,7 +147,9 @@ constexpr OpInfo kOps[] = {
                         "(floor, ceil) need the extended level"},
      .onnx_versions = kRoundOnnxVersions,
      .onnx_option = static_cast<int>(RoundingMode::kHalvesToNearestEven),
-     .summary = "Round every element of a .npy array (DML ELEMENT_WISE_ROUND, ONNX Round)"},
+     .summary = "Round every element of a .npy array (DML ELEMENT_WISE_ROUND, ONNX Round)",
+     .python_doc = kRoundPythonDoc,
+     .ufunc_prefix = "round_"},
 };
 static_assert(std::size(kOps) == kOpCount, "one registry entry per ELTWISE_FOR_EACH_OP entry");
 #define ELTWISE_OP_CHECK_ENTRY(e, Desc)                                                    \

@@ -52,6 +52,13 @@ struct OpInfo {
   std::span<const OnnxVersion> onnx_versions;  // ascending since_version
   int onnx_option;                             // the option value ONNX's definition means
   std::string_view summary;                    // one line for the CLI
+  // The Python function's whole docstring; its first lines are the signature CPython shows
+  // (__text_signature__).
+  std::string_view python_doc;
+  // The start of the op's NumPy ufunc names: one ufunc per option value, prefix + value name
+  // ("round_" + "down"); an op without an option has one ufunc, named by the prefix without its
+  // trailing underscore.
+  std::string_view ufunc_prefix;
 };
 
 // Whether `info`'s op has an option, and how many option values (functions) it has: 1 without one.

@@ -1,0 +1,212 @@
+#include "arguments.h"
+
+#include <pybind11/pybind11.h>
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/op_registry.h"
+#include "runner.h"
+
+namespace eltwise::python {
+namespace {
+
+namespace py = pybind11;
+
+struct Interned {
+  PyObject *x, *out, *feature_level, *device, *threads;
+  PyObject *extended, *cpu;
+  std::vector<PyObject*> option_fields;               // by Op: "nan", "mode"; nullptr: no option
+  std::vector<std::vector<PyObject*>> option_values;  // by Op, then option value
+};
+Interned* g_interned = nullptr;  // created at import, kept for the process
+
+PyObject* Intern(std::string_view text) {
+  PyObject* s = PyUnicode_InternFromString(std::string(text).c_str());
+  if (s == nullptr) throw py::error_already_set();
+  return s;  // a new reference, kept for the module's lifetime
+}
+
+bool SameName(PyObject* name, PyObject* interned) {
+  return name == interned || PyUnicode_Compare(name, interned) == 0;
+}
+
+Place ParseDevice(const std::string& device) {
+  if (std::optional<Place> place = ParsePlace(device)) return *place;
+  throw py::value_error("device is '" + device + "'; it must be 'cpu', 'cuda' or 'cuda:N'");
+}
+
+// An option's text; TypeError naming the option and its accepted values for anything not a str.
+std::string OptionText(PyObject* value, const char* option, const std::string& accepted) {
+  if (!PyUnicode_Check(value)) {
+    throw py::type_error(std::string(option) + " must be a str, " + accepted + "; got " +
+                         TypeName(value));
+  }
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(value, &size);
+  if (text == nullptr) throw py::error_already_set();
+  return std::string(text, static_cast<size_t>(size));
+}
+
+// The value of `op`'s option (nan=, mode=); absent (always, for an op without an option): value
+// 0, the op's default.
+int OptionArgument(Op op, PyObject* value) {
+  if (value == nullptr) return 0;
+  const std::vector<PyObject*>& interned = g_interned->option_values[static_cast<size_t>(op)];
+  for (size_t i = 0; i < interned.size(); ++i) {
+    if (value == interned[i]) return static_cast<int>(i);
+  }
+  const OptionInfo& option = Info(op).option;
+  const std::string field(option.field);
+  const std::string accepted = Choices(option.names);
+  const std::string text = OptionText(value, field.c_str(), accepted);
+  for (size_t i = 0; i < option.names.size(); ++i) {
+    if (text == option.names[i]) return static_cast<int>(i);
+  }
+  throw py::value_error(field + " is '" + text + "'; it must be " + accepted);
+}
+
+FeatureLevel LevelArgument(PyObject* value) {
+  if (value == nullptr || value == g_interned->extended) return FeatureLevel::kExtended;
+  return ParseLevel(
+      OptionText(value, "feature_level", "'extended' or a DirectML level such as '4_1'"));
+}
+
+Place DeviceArgument(PyObject* value) {
+  if (value == nullptr || value == g_interned->cpu) return {DeviceKind::kCpu, 0};
+  return ParseDevice(OptionText(value, "device", "'cpu', 'cuda' or 'cuda:N'"));
+}
+
+// threads=: None (the default of runner.h) or an int >= 0 (0: one per hardware thread).
+int ThreadsArgument(PyObject* value, bool* given) {
+  *given = value != nullptr && value != Py_None;
+  if (!*given) return DefaultThreads();
+  if (!PyLong_Check(value) || PyBool_Check(value)) {
+    throw py::type_error("threads must be None or an int >= 0 (0: one per hardware thread); got " +
+                         TypeName(value));
+  }
+  const long long threads = PyLong_AsLongLong(value);
+  if (threads == -1 && PyErr_Occurred()) PyErr_Clear();
+  if (threads < 0 || threads > 65536) {
+    throw py::value_error("threads is " + py::str(value).cast<std::string>() +
+                          "; it must be None or an int from 0 (one per hardware thread) to 65536");
+  }
+  return static_cast<int>(threads);
+}
+
+// The arguments as passed, each nullptr when absent (out: Py_None).
+struct Arguments {
+  PyObject* x = nullptr;
+  PyObject* out = Py_None;
+  PyObject* option = nullptr;  // nan for sign, mode for round
+  PyObject* feature_level = nullptr;
+  PyObject* device = nullptr;
+  PyObject* threads = nullptr;
+};
+
+// Python's rules for f(x, out=None, *, <option>=..., feature_level=..., device=..., threads=None);
+// `option_name` is nullptr for an op without an option.
+Arguments ParseArguments(const char* function, PyObject* option_name, PyObject* const* args,
+                         Py_ssize_t nargs, PyObject* kwnames) {
+  Arguments a;
+  const std::string f = function;
+  if (nargs > 2) {
+    throw py::type_error(f + "() takes from 1 to 2 positional arguments (x, out) but " +
+                         std::to_string(nargs) + " were given; options are keyword-only");
+  }
+  if (nargs >= 1) a.x = args[0];
+  if (nargs >= 2) a.out = args[1];
+  bool out_given = nargs >= 2;
+  const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    PyObject* value = args[nargs + i];
+    PyObject** slot = nullptr;
+    if (SameName(name, g_interned->x)) {
+      if (a.x != nullptr) throw py::type_error(f + "() got multiple values for argument 'x'");
+      a.x = value;
+      continue;
+    }
+    if (SameName(name, g_interned->out)) {
+      if (out_given) throw py::type_error(f + "() got multiple values for argument 'out'");
+      a.out = value;
+      out_given = true;
+      continue;
+    }
+    if (option_name != nullptr && SameName(name, option_name)) {
+      slot = &a.option;
+    } else if (SameName(name, g_interned->feature_level)) {
+      slot = &a.feature_level;
+    } else if (SameName(name, g_interned->device)) {
+      slot = &a.device;
+    } else if (SameName(name, g_interned->threads)) {
+      slot = &a.threads;
+    } else {
+      throw py::type_error(f + "() got an unexpected keyword argument '" +
+                           py::str(name).cast<std::string>() + "'");
+    }
+    *slot = value;  // a keyword appears at most once (Python checks)
+  }
+  if (a.x == nullptr) throw py::type_error(f + "() missing required argument 'x'");
+  return a;
+}
+
+}  // namespace
+
+void InternNames() {
+  auto* n = new Interned();
+  n->x = Intern("x");
+  n->out = Intern("out");
+  n->feature_level = Intern("feature_level");
+  n->device = Intern("device");
+  n->threads = Intern("threads");
+  n->extended = Intern(Name(FeatureLevel::kExtended));
+  n->cpu = Intern("cpu");
+  for (const OpInfo& info : AllOps()) {
+    n->option_fields.push_back(HasOption(info) ? Intern(info.option.field) : nullptr);
+    std::vector<PyObject*>& values = n->option_values.emplace_back();
+    for (std::string_view name : info.option.names) values.push_back(Intern(name));
+  }
+  g_interned = n;
+}
+
+Call ParseCall(Op op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  const Arguments a =
+      ParseArguments(std::string(Info(op).name).c_str(),
+                     g_interned->option_fields[static_cast<size_t>(op)], args, nargs, kwnames);
+  Call call;
+  call.x = a.x;
+  call.out = a.out;
+  Request& r = call.request;
+  r.op = op;
+  r.option = OptionArgument(op, a.option);
+  r.level = LevelArgument(a.feature_level);
+  r.place = DeviceArgument(a.device);
+  r.threads = ThreadsArgument(a.threads, &r.threads_given);
+  return call;
+}
+
+FeatureLevel ParseLevel(const std::string& name) {
+  if (std::optional<FeatureLevel> level = ParseFeatureLevel(name)) return *level;
+  std::string known;
+  for (FeatureLevel level : AllFeatureLevels()) {
+    if (!known.empty()) known += ", ";
+    known += Name(level);
+  }
+  throw py::value_error("feature_level is '" + name + "'; it must be one of " + known);
+}
+
+std::string TypeName(PyObject* o) { return Py_TYPE(o)->tp_name; }
+
+std::string Choices(std::span<const std::string_view> names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) text += i + 1 == names.size() ? " or " : ", ";
+    text += "'" + std::string(names[i]) + "'";
+  }
+  return text;
+}
+
+}  // namespace eltwise::python
