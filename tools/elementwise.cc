@@ -23,8 +23,11 @@ struct ElementwiseOptions {
 // Streams IN through `op` with the chosen option on the chosen device into OUT.
 void Run(const ElementwiseOptions& options, const OpInfo& op) {
   const auto& names = op.option.names;
-  const int option = static_cast<int>(std::find(names.begin(), names.end(), options.option) -
-                                      names.begin());  // checked by CLI::IsMember
+  // Checked by CLI::IsMember; 0 for an op without an option (no names, no flag).
+  const int option =
+      HasOption(op)
+          ? static_cast<int>(std::find(names.begin(), names.end(), options.option) - names.begin())
+          : 0;
   const Op which = op.op;
   TransformNpyFile(
       options.device,
@@ -35,17 +38,20 @@ void Run(const ElementwiseOptions& options, const OpInfo& op) {
                     .label = std::string(op.name)});
 }
 
-// One subcommand per op of the registry: `eltwise <op> [--<option> VALUE] IN OUT`.
+// One subcommand per op of the registry: `eltwise <op> [--<option> VALUE] IN OUT`; the flag only
+// for an op with an option.
 void AddOpCommand(CLI::App& app, const OpInfo& op) {
   CLI::App* command = app.add_subcommand(std::string(op.name), std::string(op.summary));
   auto options = std::make_shared<ElementwiseOptions>();
-  options->option = std::string(op.option.names.front());
-  const std::vector<std::string> values(op.option.names.begin(), op.option.names.end());
-  command
-      ->add_option("--" + std::string(op.option.field), options->option,
-                   std::string(op.option.help))
-      ->check(CLI::IsMember(values))
-      ->capture_default_str();
+  if (HasOption(op)) {
+    options->option = std::string(op.option.names.front());
+    const std::vector<std::string> values(op.option.names.begin(), op.option.names.end());
+    command
+        ->add_option("--" + std::string(op.option.field), options->option,
+                     std::string(op.option.help))
+        ->check(CLI::IsMember(values))
+        ->capture_default_str();
+  }
   AddDeviceOptions(*command, options->device);
   command->add_option("IN", options->input, "Input .npy file")->required();
   command->add_option("OUT", options->output, "Output .npy file (may be IN)")->required();
