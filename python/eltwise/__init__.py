@@ -17,18 +17,22 @@ import contextlib
 import warnings
 from collections.abc import Iterator
 
-from . import ufunc
+from . import _core, ufunc
 from ._core import (
     EltwiseError,
     __version__,
     get_num_threads,
     info,
-    round,
     set_num_threads,
-    sign,
     supports,
 )
 from ._core import _set_thread_override
+
+# One function per op of the library's op registry (sign, round, ...), named as the registry
+# names it; __init__.pyi types each (the stub test fails until a new op's signature is there).
+for _op in _core._ops:
+    globals()[_op] = getattr(_core, _op)
+del _op
 
 __all__ = [
     "EltwiseError",
@@ -36,12 +40,12 @@ __all__ = [
     "get_num_threads",
     "info",
     "num_threads",
-    "round",
     "set_num_threads",
-    "sign",
     "supports",
     "ufunc",
 ]
+__all__ += _core._ops
+__all__.sort()
 
 
 @contextlib.contextmanager

@@ -147,12 +147,15 @@ PYBIND11_MODULE(_core, m) {
    METH_FASTCALL | METH_KEYWORDS, ew::Info(ew::Op::e).python_doc.data()},
   static PyMethodDef entry_points[] = {ELTWISE_FOR_EACH_OP(ELTWISE_ENTRY_POINT)};
 #undef ELTWISE_ENTRY_POINT
+  py::list op_names;  // _ops: what eltwise/__init__.py exports from here
   for (PyMethodDef& def : entry_points) {
     py::object function = py::reinterpret_steal<py::object>(
         PyCFunction_NewEx(&def, m.ptr(), m.attr("__name__").ptr()));
     if (!function) throw py::error_already_set();
     m.attr(def.ml_name) = function;
+    op_names.append(py::str(def.ml_name));
   }
+  m.attr("_ops") = py::tuple(op_names);
 
   int bfloat16_type_num = -1;
   try {
