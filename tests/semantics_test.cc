@@ -251,21 +251,19 @@ TEST(FloatingPointEnvironment, ResultsIndependentOfControlRegister) {
     const std::vector<std::byte> in = TestInputs(type, 1 << 14);
     const size_t n = in.size() / ElementSize(type);
     std::vector<std::byte> out(in.size());
+    const Expected<Device> cpu = Device::Cpu();
+    ASSERT_TRUE(cpu.ok());
     const FpControl saved = GetFpControl();
     for (FpControl state : FpControlStates(saved)) {
       for (int f = 0; f < kFunctionCount; ++f) {
         const auto function = static_cast<Function>(f);
         if (function == Function::kCopy) continue;
-        const bool is_sign =
-            function == Function::kSignNanZero || function == Function::kSignNanPropagate;
+        // The operator that runs `function` on this floating-point type, through the public API.
+        const TensorDesc t = TensorDesc::Packed(type, {n});
+        const OperatorDesc desc = DescribeFunction(function, t, t);
         SetFpControl(state);
-        const Status status =
-            is_sign ? Sign(type, n, in.data(), out.data(),
-                           function == Function::kSignNanZero ? NanPolicy::kZero
-                                                              : NanPolicy::kPropagate)
-                    : Round(type, n, in.data(), out.data(),
-                            static_cast<RoundingMode>(
-                                f - static_cast<int>(Function::kRoundHalvesToNearestEven)));
+        const Status status = Execute(*cpu, desc, ConstBinding{in.data(), in.size()},
+                                      Binding{out.data(), out.size()});
         SetFpControl(saved);
         ASSERT_TRUE(status.ok());
         ExpectMatchesOracle(function, type, in, out.data(), ElementSize(type),

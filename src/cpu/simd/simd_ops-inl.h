@@ -340,11 +340,15 @@ struct OpFor<RoundFunctor<kMode>, float16_t> {
 #endif
 };
 
+// Whether (Functor, T) is a copy: kCopy, or Round on integers (the identity). Named, not inferred
+// from "not Sign": any other op on integers runs its own functor.
+template <class Functor>
+inline constexpr bool kIsRoundFunctor = false;
+template <RoundingMode kMode>
+inline constexpr bool kIsRoundFunctor<RoundFunctor<kMode>> = true;
 template <class Functor, class T>
 inline constexpr bool kIsCopy = std::is_same_v<Functor, CopyFunctor> ||
-                                (!kIsFloat<T> &&
-                                 !std::is_same_v<Functor, SignFunctor<NanPolicy::kZero>> &&
-                                 !std::is_same_v<Functor, SignFunctor<NanPolicy::kPropagate>>);
+                                (!kIsFloat<T> && kIsRoundFunctor<Functor>);
 
 // What the kernel templates of every family are instantiated with for (Functor, T): Op (void:
 // the reference loop stays), the functor for scalar tails, and the storage type. A copy is
