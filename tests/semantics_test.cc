@@ -19,7 +19,7 @@ namespace {
 
 // What function `f` must return for x: the oracle of the operator description `f` stands for (its
 // op and option value, from function.h's list; `desc`), or x itself for the copy.
-Decoded Expected(Function f, const OperatorDesc& desc, DataType type, const Decoded& x) {
+Decoded OracleResult(Function f, const OperatorDesc& desc, DataType type, const Decoded& x) {
   return f == Function::kCopy ? x : OracleFor(desc, type, x);
 }
 
@@ -32,7 +32,7 @@ void ExpectMatchesOracle(Function f, DataType type, const std::vector<std::byte>
   int reported = 0;
   for (size_t i = 0; i < n && reported < 5; ++i) {
     const Decoded x = Decode(type, in.data() + i * esize);
-    const Decoded want = Expected(f, desc, type, x);
+    const Decoded want = OracleResult(f, desc, type, x);
     const Decoded got = Decode(type, out + static_cast<ptrdiff_t>(i) * out_stride);
     if (!SameValue(want, got)) {
       ADD_FAILURE() << where << " " << Name(f) << " " << Name(type) << " x=" << ToString(type, x)
