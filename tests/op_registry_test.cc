@@ -26,7 +26,7 @@ TEST(OpRegistry, OneEntryPerOpInOrder) {
     EXPECT_EQ(FindOpByTitle(info.title), &info);
     EXPECT_EQ(OpOf(MakeDesc(info.op, 0, {}, {})), info.op);
   }
-  EXPECT_EQ(FindOpByTitle("Abs"), nullptr);
+  EXPECT_EQ(FindOpByTitle("NoSuchOp"), nullptr);
 }
 
 // The front ends (CLI, bench, Python) take option value 0 when none is given: it must be the
