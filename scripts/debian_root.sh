@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Minimal Debian roots with one distribution's CPython, the interpreters the wheels are built for and
-# tested on (scripts/wheel.sh). Run as root.
+# Minimal Debian roots with one distribution's CPython, the interpreters the wheels are built for
+# and tested on (scripts/wheel.sh). Run as root.
 #   bash scripts/debian_root.sh make SUITE ARCH DIR PYTHON...
 #       debootstrap --variant=minbase of SUITE (bookworm, trixie, sid) for ARCH (amd64, arm64) into
 #       DIR with, for each PYTHON (3.11, 3.13, ...), python3.X, its venv module and its headers
@@ -9,11 +9,12 @@
 #       and configured by its own programs under qemu-user (see `run`). Does nothing when DIR holds
 #       a finished root of the same request; remakes it otherwise.
 #   bash scripts/debian_root.sh run DIR COMMAND [ARGS...]
-#       COMMAND in a private user and mount namespace: /proc, /dev, /sys and the host's
-#       resolv.conf mounted into DIR, and, for a foreign root, qemu-aarch64-static registered
-#       with binfmt_misc there only (the host's binfmt_misc is not touched; Linux 6.7 or newer
-#       gives each user namespace its own). COMMAND runs on the host, so it can `chroot DIR ...`;
-#       $ROOT_DIR names DIR. Extra read-only bind mounts: ROOT_BINDS="HOST_PATH:PATH_IN_ROOT ...".
+#       COMMAND in a private user and mount namespace: /proc, /dev, /sys, the host's resolv.conf
+#       and CA certificates (/etc/ssl/certs/ca-certificates.crt) mounted into DIR, and, for a
+#       foreign root, qemu-aarch64-static registered with binfmt_misc there only (the host's
+#       binfmt_misc is not touched; Linux 6.7 or newer gives each user namespace its own).
+#       COMMAND runs on the host, so it can `chroot DIR ...`; $ROOT_DIR names DIR. Extra
+#       read-only bind mounts: ROOT_BINDS="HOST_PATH:PATH_IN_ROOT ...".
 # Needs debootstrap, and for arm64 qemu-user-static and uidmap (scripts/setup_cross.sh aarch64).
 set -euo pipefail
 
@@ -22,7 +23,10 @@ command=${1:-}
 
 # qemu-user-static's registration for aarch64 ELF executables (the pattern Debian's
 # qemu-user-static package ships); F: the interpreter is opened now, so it works inside chroots.
-aarch64_binfmt=':qemu-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:/usr/bin/qemu-aarch64-static:F'
+aarch64_binfmt=:qemu-aarch64:M::
+aarch64_binfmt+='\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:'
+aarch64_binfmt+='\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:'
+aarch64_binfmt+=/usr/bin/qemu-aarch64-static:F
 
 run_in_root_namespace() {  # DIR COMMAND...
   local dir=$1
@@ -32,7 +36,8 @@ run_in_root_namespace() {  # DIR COMMAND...
   # Every uid and gid below 65536 maps to itself, so files in the root keep their owners. The map
   # is written from here (a process in the parent namespace with CAP_SETUID may map any range;
   # unshare --map-users would need /etc/subuid entries); the child waits for it.
-  ROOT_DIR=$dir ROOT_ARCH=$arch BINFMT=$aarch64_binfmt unshare --user --mount bash -euo pipefail -c '
+  ROOT_DIR=$dir ROOT_ARCH=$arch BINFMT=$aarch64_binfmt \
+    unshare --user --mount bash -euo pipefail -c '
     until grep -q . /proc/self/gid_map; do sleep 0.05; done
     mount --make-rprivate /
     if [ "$ROOT_ARCH" = arm64 ] && [ "$(uname -m)" != aarch64 ]; then
@@ -42,8 +47,14 @@ run_in_root_namespace() {  # DIR COMMAND...
     mount --rbind /proc "$ROOT_DIR/proc"
     mount --rbind /dev "$ROOT_DIR/dev"
     mount --rbind /sys "$ROOT_DIR/sys"
+    # Name servers and trusted certificates (a proxy CA, where there is one) from the host.
     touch "$ROOT_DIR/etc/resolv.conf"
     mount --bind /etc/resolv.conf "$ROOT_DIR/etc/resolv.conf"
+    if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+      mkdir -p "$ROOT_DIR/etc/ssl/certs"
+      touch "$ROOT_DIR/etc/ssl/certs/ca-certificates.crt"
+      mount --bind /etc/ssl/certs/ca-certificates.crt "$ROOT_DIR/etc/ssl/certs/ca-certificates.crt"
+    fi
     for bind in ${ROOT_BINDS:-}; do
       mkdir -p "$ROOT_DIR/${bind#*:}"
       mount --bind "${bind%%:*}" "$ROOT_DIR/${bind#*:}"
@@ -87,7 +98,8 @@ make)
     echo "$arch" >"$dir/.eltwise-arch"
     # container=lxc: debootstrap's name for a place where device nodes cannot be made (a user
     # namespace); /dev is bind-mounted instead.
-    run_in_root_namespace "$dir" env container=lxc chroot "$dir" /debootstrap/debootstrap --second-stage \
+    run_in_root_namespace "$dir" env container=lxc chroot "$dir" \
+      /debootstrap/debootstrap --second-stage \
       >>"$dir.log" 2>&1 || { tail -20 "$dir.log" >&2; exit 1; }
   fi
   echo "$arch" >"$dir/.eltwise-arch"
