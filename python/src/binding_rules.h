@@ -3,11 +3,12 @@
 // releases the GIL. Needs Python.h and NumPy's type numbers, included here; nothing from pybind11.
 #pragma once
 
-#ifndef NPY_NO_DEPRECATED_API
-#define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
-#endif
-#ifndef NPY_TARGET_VERSION
-#define NPY_TARGET_VERSION NPY_1_22_API_VERSION  // runs with NumPy >= 1.22 (pyproject.toml)
+// Since NumPy 2.5 <numpy/ndarraytypes.h> declares NumPy's C API table too, so the translation
+// unit's first NumPy header fixes which table it uses: eltwise._core's shared one (numpy_api.h)
+// unless the unit named its own first (onnx_module.cc). A unit that got neither would read a
+// private table that is never imported.
+#ifndef PY_ARRAY_UNIQUE_SYMBOL
+#include "numpy_api.h"
 #endif
 #include <Python.h>
 #include <numpy/ndarraytypes.h>
