@@ -2,7 +2,7 @@
 
 Expected values come from NumPy (np.sign, np.rint, np.trunc, np.floor, np.ceil) or from the
 independent formula in `round_half_away`; never from eltwise. Results are compared bit for bit,
-NaN as NaN (docs/semantics.md: a NaN's payload is not part of the contract).
+NaN as NaN (NumPy, the oracle here, does not keep NaN payloads; the C++ tests check that eltwise does).
 """
 
 import numpy as np

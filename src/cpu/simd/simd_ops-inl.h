@@ -11,8 +11,10 @@
 //    which only matters for floor/ceil (floor(-tiny) is -1): those lanes are put back from the
 //    bit pattern. Ties-away is trunc(x) ± 1 where |x - trunc(x)| >= 0.5 (the subtraction is exact).
 //  * Round on bf16 rounds both halves of each 32-bit pair as f32 (a mask and a shift, both exact)
-//    and recombines them; f16 widens and narrows with F16C (exact for integer results, Inf/NaN
+//    and recombines them; f16 widens and narrows with F16C (exact for integer results, Inf
 //    kept; f16 subnormals are normal in f32 and VCVTPH2PS ignores DAZ).
+//  * Round returns a NaN unchanged, bit for bit (payload and signaling bit), like the functors:
+//    the rounding and conversion instructions would quiet it, so NaN lanes are put back.
 //    Without F16C (SSE4, SCALAR, Arm), and for ties-away on AVX-512, f16 rounds in the 16-bit
 //    integer domain instead (RoundF16IntOp; Highway's emulated f16 DemoteTo would break Inf/NaN).
 //  * Targets without explicit rounding (SSSE3, whose Round drops -0; EMU128/SCALAR) use the
@@ -185,9 +187,20 @@ struct RoundF16IntOp {
   }
 };
 
+// Lanes of `bits` (a float format's bit patterns, on signed lanes) that are NaNs: |bits| above
+// infinity's pattern, an integer compare.
+template <class T, class DI>
+HWY_INLINE hn::Mask<DI> IsNaNBits(DI di, hn::Vec<DI> bits) {
+  using C = FloatConstants<T>;
+  using Signed = hn::TFromD<DI>;
+  const auto magnitude = hn::And(bits, hn::Set(di, static_cast<Signed>(C::kAbsMask)));
+  return hn::Gt(magnitude, hn::Set(di, static_cast<Signed>(C::kInfBits)));
+}
+
 #if ELTWISE_HWY_EXPLICIT_ROUND
 // Round of f32/f64 vectors with explicit-rounding instructions. `kFixSmall`: also put back
-// floor/ceil of subnormals, which DAZ would bend.
+// floor/ceil of subnormals, which DAZ would bend. A NaN comes out as it went in, bit for bit, as
+// from the functors (and the GPU): the instructions would quiet a signaling NaN.
 template <RoundingMode kMode, bool kFixSmall, class DF>
 HWY_INLINE hn::Vec<DF> RoundFloatVec(DF df, hn::Vec<DF> v) {
   using F = hn::TFromD<DF>;
@@ -210,7 +223,8 @@ HWY_INLINE hn::Vec<DF> RoundFloatVec(DF df, hn::Vec<DF> v) {
     const hn::RebindToSigned<DF> di;
     r = hn::BitCast(df, FixSubnormal<F, kMode>(di, hn::BitCast(di, v), hn::BitCast(di, r)));
   }
-  return r;
+  const hn::RebindToSigned<DF> di;
+  return hn::IfThenElse(hn::RebindMask(df, IsNaNBits<F>(di, hn::BitCast(di, v))), v, r);
 }
 
 template <class F, RoundingMode kMode>
@@ -264,7 +278,8 @@ struct RoundF16Op {
     const hn::Rebind<float, D> df;
     const hn::Rebind<hwy::float16_t, D> df16;
     const auto r = RoundFloatVec<kMode, false>(df, hn::PromoteTo(df, hn::BitCast(df16, v)));
-    return hn::BitCast(d, hn::DemoteTo(df16, r));
+    // F16C quiets a signaling NaN on the way: NaN lanes are put back as they came.
+    return hn::IfThenElse(IsNaNBits<float16_t>(d, v), v, hn::BitCast(d, hn::DemoteTo(df16, r)));
   }
 };
 #endif
