@@ -11,10 +11,82 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "cuda/launch.h"
+#include "ref/functors.h"
 
 namespace eltwise::cuda {
+
+// Round's mode, for the functor RoundFunctor<kMode>.
+template <class F>
+struct RoundModeOf {
+  static constexpr bool kIsRound = false;
+};
+template <RoundingMode kMode>
+struct RoundModeOf<RoundFunctor<kMode>> {
+  static constexpr bool kIsRound = true;
+  static constexpr RoundingMode kValue = kMode;
+};
+
+#if defined(__CUDA_ARCH__)
+// One explicit-rounding instruction per mode (none reads a rounding mode or flushes subnormals:
+// the kernels are built without fast-math or FTZ); ties away is trunc(x) +- 1 where
+// |x - trunc(x)| >= 0.5 (the subtraction is exact).
+template <RoundingMode kMode>
+__device__ inline float RoundOnGpu(float x) {
+  if constexpr (kMode == RoundingMode::kHalvesToNearestEven) {
+    return rintf(x);
+  } else if constexpr (kMode == RoundingMode::kTowardZero) {
+    return truncf(x);
+  } else if constexpr (kMode == RoundingMode::kDown) {
+    return floorf(x);
+  } else if constexpr (kMode == RoundingMode::kUp) {
+    return ceilf(x);
+  } else {
+    const float t = truncf(x);
+    return fabsf(x - t) >= 0.5f ? t + copysignf(1.0f, x) : t;
+  }
+}
+
+// Round of a float16 or bfloat16 on the GPU: widened to float (exact), rounded there, narrowed
+// (exact: the result is an integer of at most 11 significant bits, or an infinity); a NaN is
+// returned as it came. The same bits as the functor's 16-bit integer arithmetic, which made these
+// kernels compute-bound on an H200 (0.6x of a copy).
+template <RoundingMode kMode, class T>
+__device__ inline T RoundHalfOnGpu(T x) {
+  constexpr bool kF16 = std::is_same_v<T, float16_t>;
+  const uint16_t b = x.bits;
+  if ((b & 0x7FFFu) > (kF16 ? 0x7C00u : 0x7F80u)) return x;
+  float wide;
+  if constexpr (kF16) {
+    asm("cvt.f32.f16 %0, %1;" : "=f"(wide) : "h"(b));
+  } else {
+    wide = __uint_as_float(static_cast<uint32_t>(b) << 16);
+  }
+  const float r = RoundOnGpu<kMode>(wide);
+  uint16_t narrow;
+  if constexpr (kF16) {
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(narrow) : "f"(r));
+  } else {
+    narrow = static_cast<uint16_t>(__float_as_uint(r) >> 16);
+  }
+  return T{narrow};
+}
+#endif
+
+// What a thread computes for one element: f(x), except Round of float16 and bfloat16 on the GPU
+// (RoundHalfOnGpu; host emulation runs the functor itself).
+template <class F, class T>
+ELTWISE_HOST_DEVICE inline T ApplyFunctor(const F& f, T x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (RoundModeOf<F>::kIsRound &&
+                (std::is_same_v<T, float16_t> || std::is_same_v<T, bfloat16_t>)) {
+    return RoundHalfOnGpu<RoundModeOf<F>::kValue>(x);
+  }
+#endif
+  return f(x);
+}
 
 #if !defined(__CUDA_ARCH__)
 // Host emulation only (tests): while set, every global-memory access of the bodies below is
@@ -101,11 +173,11 @@ ELTWISE_HOST_DEVICE inline void ContiguousThread(const ContiguousParams& p, uint
   if (block == 0) {  // head and tail: fewer than kLanes elements each
     if (thread < p.head) {
       const uint64_t i = thread;
-      StoreElement<T, true>(out + i * kSize, f(LoadElement<T, true>(in + i * kSize)));
+      StoreElement<T, true>(out + i * kSize, ApplyFunctor(f, LoadElement<T, true>(in + i * kSize)));
     }
     if (thread < p.tail) {
       const uint64_t i = p.head + p.vectors * kLanes + thread;
-      StoreElement<T, true>(out + i * kSize, f(LoadElement<T, true>(in + i * kSize)));
+      StoreElement<T, true>(out + i * kSize, ApplyFunctor(f, LoadElement<T, true>(in + i * kSize)));
     }
   }
   const std::byte* vin = in + p.head * kSize;
@@ -143,7 +215,7 @@ ELTWISE_HOST_DEVICE inline void ContiguousThread(const ContiguousParams& p, uint
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-      for (unsigned k = 0; k < kLanes; ++k) lanes[k] = f(lanes[k]);
+      for (unsigned k = 0; k < kLanes; ++k) lanes[k] = ApplyFunctor(f, lanes[k]);
       memcpy(&data[j], lanes, kVectorBytes);
       Store16(vout + v * kVectorBytes, data[j]);
     }
@@ -204,7 +276,8 @@ ELTWISE_HOST_DEVICE inline void StridedThread(const StridedParams<Index>& p, Ind
   for (unsigned j = 0; j < kElementsPerThread; ++j) {
     const Index i = first + j * kBlockThreads;
     if (i < p.count) {
-      StoreElement<T, kAligned>(out + static_cast<ptrdiff_t>(out_offsets[j]) * kSize, f(values[j]));
+      StoreElement<T, kAligned>(out + static_cast<ptrdiff_t>(out_offsets[j]) * kSize,
+                                ApplyFunctor(f, values[j]));
     }
   }
 }
@@ -253,7 +326,8 @@ ELTWISE_HOST_DEVICE inline void TiledLoad(const TiledParams& p, const TileOrigin
     if (a < p.size_a && o < p.size_o) {
       const int64_t offset = t.in_base + static_cast<int64_t>(a) * p.input_stride_a +
                              static_cast<int64_t>(o) * p.input_stride_o;
-      tile[ty + k][tx] = f(LoadElement<T, true>(in + offset * static_cast<int64_t>(sizeof(T))));
+      tile[ty + k][tx] =
+          ApplyFunctor(f, LoadElement<T, true>(in + offset * static_cast<int64_t>(sizeof(T))));
     }
   }
 }
