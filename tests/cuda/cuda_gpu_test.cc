@@ -209,17 +209,20 @@ TEST(CudaDevice, SixtyFourBitIndexing) {
   const std::vector<uint64_t> sizes = {3, columns};
   const TensorDesc in = TensorDesc::Strided(DataType::kInt8, sizes, {1, 3});
   const TensorDesc out = TensorDesc::Packed(DataType::kInt8, sizes);
-  const uint64_t bytes = 3 * columns;
+  // Bindings cover the descriptions' total sizes (DirectML rounds them up to 4 bytes).
+  const uint64_t bytes = in.total_tensor_size_in_bytes;
+  ASSERT_EQ(bytes, out.total_tensor_size_in_bytes);
   Expected<void*> memory = Allocate(*Gpu(), 2 * bytes);
   if (!memory.ok()) GTEST_SKIP() << "not enough GPU memory: " << memory.status().ToString();
   auto* d_in = static_cast<std::byte*>(*memory);
   auto* d_out = d_in + bytes;
   std::vector<int8_t> host_in(bytes), want(bytes), got(bytes);
   for (uint64_t i = 0; i < bytes; ++i) host_in[i] = static_cast<int8_t>((i * 2654435761u) >> 13);
-  ASSERT_TRUE(Execute(*Device::Cpu(), SignDesc{in, out}, ConstBinding{host_in.data(), bytes},
-                      Binding{want.data(), bytes})
-                  .ok());
+  const Status on_cpu = Execute(*Device::Cpu(), SignDesc{in, out},
+                                ConstBinding{host_in.data(), bytes}, Binding{want.data(), bytes});
+  ASSERT_TRUE(on_cpu.ok()) << on_cpu.ToString();
   ASSERT_TRUE(CopyToDevice(*Gpu(), d_in, host_in.data(), bytes).ok());
+  ASSERT_TRUE(CopyToDevice(*Gpu(), d_out, want.data(), bytes).ok());  // the padding as on the CPU
   const Status s =
       Execute(*Gpu(), SignDesc{in, out}, ConstBinding{d_in, bytes}, Binding{d_out, bytes});
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -227,6 +230,43 @@ TEST(CudaDevice, SixtyFourBitIndexing) {
   ASSERT_TRUE(Synchronize(*Gpu()).ok());
   Free(*Gpu(), *memory);
   EXPECT_TRUE(want == got);
+}
+
+// More than 2^32 contiguous elements: indices past 32 bits in the contiguous kernel. Sampled
+// (every 4093rd element, the first and last 64 Ki) against the oracle; the byte after the last
+// element (padding of the description's rounded size) must be untouched.
+TEST(CudaDevice, SixtyFourBitIndexingContiguous) {
+  ELTWISE_REQUIRE_GPU();
+  const uint64_t n = (uint64_t{1} << 32) + 4099;
+  const TensorDesc t = TensorDesc::Packed(DataType::kInt8, {n});
+  const uint64_t bytes = t.total_tensor_size_in_bytes;  // n rounded up to 4 bytes
+  Expected<void*> memory = Allocate(*Gpu(), 2 * bytes + 1);
+  if (!memory.ok()) GTEST_SKIP() << "not enough GPU memory: " << memory.status().ToString();
+  auto* d_in = static_cast<std::byte*>(*memory);
+  auto* d_out = d_in + bytes;
+  std::vector<int8_t> host(n + 1);
+  for (uint64_t i = 0; i <= n; ++i) host[i] = static_cast<int8_t>((i * 2654435761u) >> 13);
+  const int8_t guard = 0x5a;
+  host[n] = guard;
+  ASSERT_TRUE(CopyToDevice(*Gpu(), d_in, host.data(), n).ok());
+  ASSERT_TRUE(CopyToDevice(*Gpu(), d_out + n, &guard, 1).ok());
+  const Status s =
+      Execute(*Gpu(), SignDesc{t, t}, ConstBinding{d_in, bytes}, Binding{d_out, bytes});
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::vector<int8_t> got(n + 1);
+  ASSERT_TRUE(CopyToHost(*Gpu(), got.data(), d_out, n + 1).ok());
+  ASSERT_TRUE(Synchronize(*Gpu()).ok());
+  Free(*Gpu(), *memory);
+  EXPECT_EQ(got[n], guard) << "the byte after the output was written";
+  auto want = [&](uint64_t i) { return static_cast<int8_t>((host[i] > 0) - (host[i] < 0)); };
+  int reported = 0;
+  auto check = [&](uint64_t i) {
+    if (got[i] != want(i) && reported++ < 5) {
+      ADD_FAILURE() << "element " << i << ": x=" << int{host[i]} << " got " << int{got[i]};
+    }
+  };
+  for (uint64_t i = 0; i < n; i += 4093) check(i);
+  for (uint64_t i = 0; i < 65536; ++i) check(i), check(n - 1 - i);
 }
 
 }  // namespace
