@@ -13,7 +13,6 @@
 
 #include "npy/npy.h"
 #include "progress.h"
-#include "staging/staging.h"
 
 namespace eltwise::cli {
 namespace {
@@ -81,29 +80,52 @@ struct AlignedFree {
 using AlignedBuffer = std::unique_ptr<std::byte[], AlignedFree>;
 
 // Runs the operator in place on packed chunks. The CPU device executes on the chunk's host memory
-// directly; other devices stage it (staging::RunInPlace). Chunks are run on an extended-level
-// device: the whole array was validated at the requested level, and a level changes what is
-// accepted, never a result.
+// directly; another device copies each chunk into one device buffer, allocated for the first
+// chunk and reused by every later one, runs there and copies the result back. Chunks are run on
+// an extended-level device: the whole array was validated at the requested level, and a level
+// changes what is accepted, never a result.
 class ChunkRunner {
  public:
   ChunkRunner(Device device, DataType type, const MakeOperatorDesc& desc_for)
       : device_(std::move(device)), type_(type), desc_for_(desc_for) {}
+  ChunkRunner(const ChunkRunner&) = delete;
+  ChunkRunner& operator=(const ChunkRunner&) = delete;
+  ~ChunkRunner() {
+    if (staged_ == nullptr) return;
+    (void)Synchronize(device_);  // nothing may still use the buffer (after an error, say)
+    Free(device_, staged_);
+  }
 
   // `chunk` holds whole elements; its buffer extends to `capacity` bytes (room for DirectML's
-  // size rounded up to 4 bytes).
+  // size rounded up to 4 bytes). Every call passes the same capacity.
   Status Run(std::byte* chunk, uint64_t bytes, uint64_t capacity) {
     const uint64_t count = bytes / ElementSize(type_);
-    const OperatorDesc desc = desc_for_(TensorDesc::Packed(type_, {count}));
-    if (device_.kind() != DeviceKind::kCpu) {
-      return staging::RunInPlace(device_, desc, std::span<std::byte>(chunk, bytes));
-    }
     if (!compiled_ || compiled_count_ != count) {
-      Expected<CompiledOperator> op = Compile(device_, desc);
+      Expected<CompiledOperator> op =
+          Compile(device_, desc_for_(TensorDesc::Packed(type_, {count})));
       if (!op.ok()) return op.status();
       compiled_ = std::move(*op);
       compiled_count_ = count;
     }
-    return compiled_->Execute(ConstBinding{chunk, capacity}, Binding{chunk, capacity});
+    if (device_.kind() == DeviceKind::kCpu) {
+      return compiled_->Execute(ConstBinding{chunk, capacity}, Binding{chunk, capacity});
+    }
+    if (staged_ == nullptr) {
+      Expected<void*> buffer = Allocate(device_, capacity);
+      if (!buffer.ok()) return buffer.status();
+      staged_ = *buffer;
+      staged_capacity_ = capacity;
+    }
+    if (capacity != staged_capacity_) {
+      return InvalidArgument("a chunk's capacity changed within one stream");
+    }
+    if (Status s = CopyToDevice(device_, staged_, chunk, bytes); !s.ok()) return s;
+    if (Status s = compiled_->Execute(ConstBinding{staged_, capacity}, Binding{staged_, capacity});
+        !s.ok()) {
+      return s;
+    }
+    if (Status s = CopyToHost(device_, chunk, staged_, bytes); !s.ok()) return s;
+    return Synchronize(device_);
   }
 
  private:
@@ -112,6 +134,8 @@ class ChunkRunner {
   const MakeOperatorDesc& desc_for_;
   std::optional<CompiledOperator> compiled_;
   uint64_t compiled_count_ = 0;
+  void* staged_ = nullptr;  // the device buffer every chunk is copied into (non-CPU devices)
+  uint64_t staged_capacity_ = 0;
 };
 
 // A queue of buffer indices between the two threads.

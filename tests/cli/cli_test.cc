@@ -658,6 +658,17 @@ TEST_F(Cli, CudaDevice) {
                 {"--device", "cuda"});
     RunAndCheck(DataType::kFloat16, true, false, "(1, 1, 1, 32)", 1, values, "sign", "zero",
                 {"--device", "cuda", "--feature-level", "2_0"});
+    // Many chunks through the one device buffer, the last one partial, every type.
+    const ScopedEnv env("ELTWISE_CHUNK_BYTES", "1000");
+    for (DataType type : kTestAllTypes) {
+      SCOPED_TRACE(Name(type));
+      std::vector<std::byte> all = TestInputs(type, 4096);
+      all.resize(7 * 101 * ElementSize(type));
+      RunAndCheck(type, false, false, "(7, 101)", 1, all, "round", "toward_infinity",
+                  {"--device", "cuda"});
+      RunAndCheck(type, ElementSize(type) > 1, true, "(7, 101)", 2, all, "sign", "propagate",
+                  {"--device", "cuda"}, /*in_place=*/true);
+    }
     return;
   }
   Expected<Device> device = Device::Cuda();
