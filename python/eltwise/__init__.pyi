@@ -26,6 +26,9 @@ _FeatureLevel = Literal[
     "6_0", "6_1", "6_2", "6_3", "6_4",
 ]
 _Op = Literal["sign", "round"]
+# stream=: a cudaStream_t handle or a stream object (torch.cuda.Stream, cupy.cuda.Stream,
+# anything with __cuda_stream__); None: the legacy default stream, and the call waits.
+_Stream = int | object | None
 
 class EltwiseError(ValueError):
     """A request eltwise rejects; str(error) is the library's message."""
@@ -48,62 +51,74 @@ class _Info(TypedDict):
 def sign(
     x: _A, out: None = None, *, nan: _NanPolicy | str = "zero",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> _A: ...
 @overload
 def sign(
     x: np.generic | complex | bool, out: None = None, *, nan: _NanPolicy | str = "zero",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> Any: ...
 @overload
 def sign(
     x: _T, out: None = None, *, nan: _NanPolicy | str = "zero",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> _T: ...
 @overload
 def sign(
     x: Any, out: _A, *, nan: _NanPolicy | str = "zero",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> _A: ...
 @overload
 def sign(
     x: Any, out: _T, *, nan: _NanPolicy | str = "zero",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> _T: ...
 @overload
 def sign(
     x: Any, out: Any = None, *, nan: _NanPolicy | str = "zero",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> Any: ...
 @overload
 def round(
     x: _A, out: None = None, *, mode: _RoundingMode | str = "halves_to_nearest_even",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> _A: ...
 @overload
 def round(
     x: np.generic | complex | bool, out: None = None, *,
     mode: _RoundingMode | str = "halves_to_nearest_even",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> Any: ...
 @overload
 def round(
     x: _T, out: None = None, *, mode: _RoundingMode | str = "halves_to_nearest_even",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> _T: ...
 @overload
 def round(
     x: Any, out: _A, *, mode: _RoundingMode | str = "halves_to_nearest_even",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> _A: ...
 @overload
 def round(
     x: Any, out: _T, *, mode: _RoundingMode | str = "halves_to_nearest_even",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> _T: ...
 @overload
 def round(
     x: Any, out: Any = None, *, mode: _RoundingMode | str = "halves_to_nearest_even",
     feature_level: _FeatureLevel | str = "extended", device: str = "cpu", threads: int | None = None,
+    stream: _Stream = None,
 ) -> Any: ...
 def supports(
     op: _Op | str, dtype: npt.DTypeLike, ndim: int, feature_level: _FeatureLevel | str = "extended"

@@ -16,7 +16,7 @@ namespace {
 namespace py = pybind11;
 
 struct Interned {
-  PyObject *x, *out, *feature_level, *device, *threads;
+  PyObject *x, *out, *feature_level, *device, *threads, *stream;
   PyObject *extended, *cpu;
   std::vector<PyObject*> option_fields;               // by Op: "nan", "mode"; nullptr: no option
   std::vector<std::vector<PyObject*>> option_values;  // by Op, then option value
@@ -96,6 +96,43 @@ int ThreadsArgument(PyObject* value, bool* given) {
   return static_cast<int>(threads);
 }
 
+// stream=: None, a cudaStream_t handle as an int, or a stream object: __cuda_stream__() (the CUDA
+// stream protocol: (version, handle)), .cuda_stream (PyTorch) or .ptr (CuPy). Returns the DLPack
+// stream value (0 for None).
+uintptr_t StreamArgument(PyObject* value) {
+  if (value == nullptr || value == Py_None) return 0;
+  const char* accepted =
+      "stream must be None, an int (a cudaStream_t handle) or a CUDA stream object "
+      "(torch.cuda.Stream, cupy.cuda.Stream, anything with __cuda_stream__); got ";
+  py::object handle = py::reinterpret_borrow<py::object>(value);
+  if (!PyLong_Check(value)) {
+    py::handle object(value);
+    if (py::hasattr(object, "__cuda_stream__")) {
+      py::object pair = object.attr("__cuda_stream__")();
+      if (!py::isinstance<py::tuple>(pair) || py::len(pair) != 2) {
+        throw py::type_error("stream.__cuda_stream__() did not return a (version, handle) pair");
+      }
+      handle = pair[py::int_(1)];
+    } else if (py::hasattr(object, "cuda_stream")) {
+      handle = object.attr("cuda_stream");
+    } else if (py::hasattr(object, "ptr")) {
+      handle = object.attr("ptr");
+    } else {
+      throw py::type_error(accepted + TypeName(value));
+    }
+  }
+  if (!PyLong_Check(handle.ptr()) || PyBool_Check(handle.ptr())) {
+    throw py::type_error(accepted + TypeName(handle.ptr()));
+  }
+  const unsigned long long raw = PyLong_AsUnsignedLongLong(handle.ptr());
+  if (PyErr_Occurred() != nullptr) {
+    PyErr_Clear();
+    throw py::value_error("stream is " + py::str(handle).cast<std::string>() +
+                          "; a cudaStream_t handle is an int from 0 to 2**64 - 1");
+  }
+  return raw == 0 ? 1 : static_cast<uintptr_t>(raw);  // CUDA's 0 is DLPack's 1: legacy default
+}
+
 // The arguments as passed, each nullptr when absent (out: Py_None).
 struct Arguments {
   PyObject* x = nullptr;
@@ -104,6 +141,7 @@ struct Arguments {
   PyObject* feature_level = nullptr;
   PyObject* device = nullptr;
   PyObject* threads = nullptr;
+  PyObject* stream = nullptr;
 };
 
 // Python's rules for f(x, out=None, *, <option>=..., feature_level=..., device=..., threads=None);
@@ -143,6 +181,8 @@ Arguments ParseArguments(const char* function, PyObject* option_name, PyObject* 
       slot = &a.device;
     } else if (SameName(name, g_interned->threads)) {
       slot = &a.threads;
+    } else if (SameName(name, g_interned->stream)) {
+      slot = &a.stream;
     } else {
       throw py::type_error(f + "() got an unexpected keyword argument '" +
                            py::str(name).cast<std::string>() + "'");
@@ -162,6 +202,7 @@ void InternNames() {
   n->feature_level = Intern("feature_level");
   n->device = Intern("device");
   n->threads = Intern("threads");
+  n->stream = Intern("stream");
   n->extended = Intern(Name(FeatureLevel::kExtended));
   n->cpu = Intern("cpu");
   for (const OpInfo& info : AllOps()) {
@@ -185,6 +226,10 @@ Call ParseCall(Op op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
   r.level = LevelArgument(a.feature_level);
   r.place = DeviceArgument(a.device);
   r.threads = ThreadsArgument(a.threads, &r.threads_given);
+  r.stream = StreamArgument(a.stream);
+  if (r.stream != 0 && r.place.kind != DeviceKind::kCuda) {
+    throw py::value_error("stream is given but device is 'cpu'; stream= applies to a CUDA device");
+  }
   return call;
 }
 

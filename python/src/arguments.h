@@ -4,6 +4,7 @@
 // registry's values and the library's enums once, and every message is the module's own.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,6 +22,10 @@ struct Request {
   Place place;
   int threads = 0;             // for the CPU device; 0: one per hardware thread
   bool threads_given = false;  // threads= was passed (else the default of runner.h)
+  // stream= for a CUDA device, as a DLPack stream value: 1 the legacy default stream, 2 the
+  // per-thread default stream, else a cudaStream_t. 0: not passed (the legacy default stream,
+  // and the call waits for its work).
+  uintptr_t stream = 0;
 };
 
 // A parsed call: its operands (borrowed from the caller; `out` is Py_None when absent) and options.
@@ -34,8 +39,9 @@ struct Call {
 void InternNames();
 
 // Python's rules for Name(op)(x, out=None, *, <option field>=..., feature_level='extended',
-// device='cpu', threads=None): TypeError for a wrong argument or option type, ValueError for an
-// unknown option value. An op without an option (HasOption) takes no option keyword.
+// device='cpu', threads=None, stream=None): TypeError for a wrong argument or option type,
+// ValueError for an unknown option value. An op without an option (HasOption) takes no option
+// keyword.
 Call ParseCall(Op op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 
 // A feature level's name ("extended", "4_1"); ValueError listing the known ones otherwise.

@@ -196,8 +196,9 @@ py::object RunUfunc(const Request& r, PyObject* x, PyObject* out) {
 // ---------------------------------------------------------------------------------------------
 // The library route.
 
-const Device& GetDevice(const Place& place, FeatureLevel level, int threads) {
-  Expected<const Device*> device = python::GetDevice(place.kind, place.ordinal, level, threads);
+const Device& GetDevice(const Place& place, FeatureLevel level, int threads, uintptr_t stream) {
+  Expected<const Device*> device =
+      python::GetDevice(place.kind, place.ordinal, level, threads, stream);
   if (!device.ok()) ThrowStatus(device.status());
   return **device;
 }
@@ -205,8 +206,9 @@ const Device& GetDevice(const Place& place, FeatureLevel level, int threads) {
 // Runs `call` on `device` (without the GIL: it touches no Python object). At the extended level,
 // operands in the device's own memory are bound where they lie, so the compiled operator can be
 // kept (CompileCached); anything that needs staging (DirectML's binding rules on the host, host
-// arrays on a CUDA device) takes the library's one staging path.
-Status RunOnDevice(const Device& device, const staging::StridedCall& call) {
+// arrays on a CUDA device) takes the library's one staging path, which waits for its work. With
+// `wait` false, work on a CUDA device's own memory is left queued on the device's stream.
+Status RunOnDevice(const Device& device, const staging::StridedCall& call, bool wait) {
   const FeatureLevel level = device.feature_level();
   const bool in_device_memory =
       call.memory == staging::Memory::kDevice || device.kind() == DeviceKind::kCpu;
@@ -224,22 +226,22 @@ Status RunOnDevice(const Device& device, const staging::StridedCall& call) {
   // RegionOf works on const bytes; the output region starts inside the caller's writable output.
   auto* out_lowest = call.output - (reinterpret_cast<const std::byte*>(call.output) - out.lowest);
   Status s = op->Execute(ConstBinding{in.lowest, in.span}, Binding{out_lowest, out.span});
-  if (s.ok() && device.kind() != DeviceKind::kCpu) s = Synchronize(device);
+  if (s.ok() && wait && device.kind() != DeviceKind::kCpu) s = Synchronize(device);
   return s;
 }
 
 py::object RunLibrary(const Request& r, py::handle x_object, py::handle out_object) {
-  Operand x = Acquire(x_object, "x");
+  Operand x = Acquire(x_object, "x", r.stream);
   if (x.place.kind == DeviceKind::kCuda && !(r.place == x.place)) {
     throw py::value_error("x is a tensor on " + Text(x.place) + " but device is '" + Text(r.place) +
                           "'; pass device='" + Text(x.place) + "'");
   }
-  const Device& device = GetDevice(r.place, r.level, r.threads);
+  const Device& device = GetDevice(r.place, r.level, r.threads, r.stream);
 
   std::optional<Operand> out;
   py::object copy_back_to;  // a caller's out the library cannot describe: filled from a temporary
   if (!out_object.is_none()) {
-    out = Acquire(out_object, "out");
+    out = Acquire(out_object, "out", r.stream);
     if (!out->writable) throw py::value_error("out is read-only");
     if (!(out->place == x.place)) {
       throw py::value_error("out is on " + Text(out->place) + " but x is on " + Text(x.place) +
@@ -262,7 +264,7 @@ py::object RunLibrary(const Request& r, py::handle x_object, py::handle out_obje
     copy_back_to = out->object;
     out.reset();
   }
-  if (!out) out = Acquire(AllocateLike(x), "out");
+  if (!out) out = Acquire(AllocateLike(x), "out", r.stream);
 
   staging::StridedCall call;
   call.op = MakeDesc(r.op, r.option, TensorDesc{}, TensorDesc{});  // a prototype: its option
@@ -280,7 +282,7 @@ py::object RunLibrary(const Request& r, py::handle x_object, py::handle out_obje
   Status status;
   {
     py::gil_scoped_release release;
-    status = RunOnDevice(device, call);
+    status = RunOnDevice(device, call, /*wait=*/r.stream == 0);
   }
   if (!status.ok()) {
     std::string note;

@@ -122,20 +122,21 @@ Place PlaceOfDLPackDevice(int32_t type, int32_t id, const char* name) {
 
 }  // namespace
 
-Operand FromDLPack(py::handle object, const char* name) {
+Operand FromDLPack(py::handle object, const char* name, uintptr_t stream) {
   const std::string n = name;
   py::tuple device = object.attr("__dlpack_device__")();
   if (device.size() != 2) throw py::type_error(n + ".__dlpack_device__() is not a (type, id) pair");
   const Place place =
       PlaceOfDLPackDevice(device[0].cast<int32_t>(), device[1].cast<int32_t>(), name);
   py::dict kwargs;
-  // eltwise runs on the legacy default CUDA stream (1 in the DLPack protocol); the producer orders
-  // its pending work before it. Host producers take no stream.
-  if (place.kind == DeviceKind::kCuda) kwargs["stream"] = 1;
+  // The producer orders its pending work before the stream eltwise runs on (the legacy default
+  // stream, 1 in the DLPack protocol, unless the caller named one). Host producers take no stream.
+  const py::int_ dlpack_stream(stream == 0 ? uintptr_t{1} : stream);
+  if (place.kind == DeviceKind::kCuda) kwargs["stream"] = dlpack_stream;
   py::object capsule;
   {
     py::dict versioned;  // a new dict: copying a py::dict shares it
-    if (place.kind == DeviceKind::kCuda) versioned["stream"] = 1;
+    if (place.kind == DeviceKind::kCuda) versioned["stream"] = dlpack_stream;
     versioned["max_version"] = py::make_tuple(1, 0);
     try {
       capsule = object.attr("__dlpack__")(**versioned);
@@ -203,7 +204,7 @@ Operand FromDLPack(py::handle object, const char* name) {
   return o;
 }
 
-Operand Acquire(py::handle object, const char* name) {
+Operand Acquire(py::handle object, const char* name, uintptr_t stream) {
   if (py::array::check_(object)) return FromNumpy(py::reinterpret_borrow<py::array>(object), name);
   if (py::isinstance(object, g_numpy->attr("generic"))) {
     if (std::string(name) == "out") {
@@ -212,7 +213,7 @@ Operand Acquire(py::handle object, const char* name) {
     return FromNumpy(g_numpy->attr("asarray")(object), name);  // a 0-d array
   }
   if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
-    return FromDLPack(object, name);
+    return FromDLPack(object, name, stream);
   }
   throw py::type_error(std::string(name) + " is a " +
                        py::str(py::type::handle_of(object).attr("__name__")).cast<std::string>() +
@@ -243,6 +244,13 @@ py::object AllocateLike(const Operand& x) {
   if (py::hasattr(x.object, "__array_namespace__")) {
     return x.object.attr("__array_namespace__")().attr("empty_like")(x.object);
   }
+  // A NumPy-like library without the array API's namespace (CuPy): its top-level empty_like.
+  py::object package;
+  try {
+    package = py::module_::import(module.substr(0, module.find('.')).c_str());
+  } catch (py::error_already_set&) {
+  }
+  if (package && py::hasattr(package, "empty_like")) return package.attr("empty_like")(x.object);
   if (x.place.kind == DeviceKind::kCpu) {
     return g_numpy->attr("empty")(py::cast(x.sizes), py::arg("dtype") = NumpyDtype(x.type));
   }

@@ -67,7 +67,9 @@ py::object NativeDtype(py::handle dtype);  // dtype in native byte order
 // A NumPy array (`name` is "x" or "out", for messages).
 Operand FromNumpy(const py::array& a, const char* name);
 // A NumPy array or scalar, or an object with __dlpack__ and __dlpack_device__; TypeError otherwise.
-Operand Acquire(py::handle object, const char* name);
+// A CUDA producer is asked to order its pending work before `stream` (a DLPack stream value; 0:
+// the legacy default stream).
+Operand Acquire(py::handle object, const char* name, uintptr_t stream = 0);
 
 std::string ShapeText(const std::vector<uint64_t>& sizes);  // "(2, 3)"
 // A new output like x: same shape and type, host or device like x.

@@ -90,15 +90,18 @@ int ProcessThreads() { return g_process_threads.load(); }
 void SetProcessThreads(int threads) { g_process_threads.store(threads); }
 int SetThreadOverride(int threads) { return std::exchange(t_thread_override, threads); }
 
-Expected<const Device*> GetDevice(DeviceKind kind, int ordinal, FeatureLevel level, int threads) {
-  static auto* devices = new std::map<std::tuple<int, int, uint32_t, int>, Device>();
+Expected<const Device*> GetDevice(DeviceKind kind, int ordinal, FeatureLevel level, int threads,
+                                  uintptr_t stream) {
+  static auto* devices = new std::map<std::tuple<int, int, uint32_t, int, uintptr_t>, Device>();
+  if (kind == DeviceKind::kCpu || stream == 1) stream = 0;  // 1: the legacy default stream
   const auto key = std::make_tuple(static_cast<int>(kind), ordinal, static_cast<uint32_t>(level),
-                                   kind == DeviceKind::kCpu ? threads : 0);
+                                   kind == DeviceKind::kCpu ? threads : 0, stream);
   std::lock_guard<std::mutex> lock(Mutex());
   if (auto it = devices->find(key); it != devices->end()) return &it->second;
-  Expected<Device> device = kind == DeviceKind::kCpu
-                                ? Device::Cpu(CpuOptions{level, threads})
-                                : Device::Cuda(CudaOptions{level, ordinal, nullptr});
+  Expected<Device> device =
+      kind == DeviceKind::kCpu
+          ? Device::Cpu(CpuOptions{level, threads})
+          : Device::Cuda(CudaOptions{level, ordinal, reinterpret_cast<void*>(stream)});
   if (!device.ok()) return device.status();
   return &devices->emplace(key, *device).first->second;
 }

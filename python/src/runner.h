@@ -21,8 +21,11 @@ void SetProcessThreads(int threads);
 // Sets the calling thread's override (-1: none) and returns the previous one.
 int SetThreadOverride(int threads);
 
-// The device for (kind, ordinal, level, threads), created on first use and kept for the process.
-Expected<const Device*> GetDevice(DeviceKind kind, int ordinal, FeatureLevel level, int threads);
+// The device for (kind, ordinal, level, threads, stream), created on first use and kept for the
+// process. `stream` (CUDA only) is a DLPack stream value: 0 or 1 the legacy default stream, 2 the
+// per-thread default stream, else a cudaStream_t. One device is kept per stream a caller names.
+Expected<const Device*> GetDevice(DeviceKind kind, int ordinal, FeatureLevel level, int threads,
+                                  uintptr_t stream = 0);
 
 // Compile(device, desc), remembered in a bounded least-recently-used cache keyed by the device and
 // everything in desc (op, option, type, sizes, strides, total size, guaranteed alignment).

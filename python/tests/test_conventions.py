@@ -67,6 +67,13 @@ def test_out_is_the_second_positional():
      "threads must be None or an int >= 0 (0: one per hardware thread); got bool"),
     (lambda x: eltwise.sign(x, threads=-1), ValueError,
      "threads is -1; it must be None or an int from 0 (one per hardware thread) to 65536"),
+    (lambda x: eltwise.sign(x, stream="s", device="cuda"), TypeError,
+     "stream must be None, an int (a cudaStream_t handle) or a CUDA stream object "
+     "(torch.cuda.Stream, cupy.cuda.Stream, anything with __cuda_stream__); got str"),
+    (lambda x: eltwise.sign(x, stream=-1, device="cuda"), ValueError,
+     "stream is -1; a cudaStream_t handle is an int from 0 to 2**64 - 1"),
+    (lambda x: eltwise.sign(x, stream=0), ValueError,
+     "stream is given but device is 'cpu'; stream= applies to a CUDA device"),
 ])
 def test_option_errors_name_the_option_not_the_array(call, error, message):
     x = np.arange(100_000, dtype=np.float32)  # large: its repr must not appear
@@ -122,3 +129,30 @@ def test_ndarray_subclasses():
     v = np.array([1.5, -2.5], np.float32).reshape(1, 1, 1, 2).view(type("Sub", (np.ndarray,), {}))
     got = eltwise.round(v, mode="toward_zero", feature_level="2_1")  # not a ufunc: a base ndarray
     assert_bits_equal(got, np.array([[[[1.0, -2.0]]]], np.float32))
+
+
+def test_stream_objects_are_read_by_their_protocol():
+    """stream= reads __cuda_stream__, .cuda_stream or .ptr; on the CPU any stream is refused."""
+    class Protocol:
+        def __cuda_stream__(self):
+            return (0, 7)
+
+    class Torchlike:
+        cuda_stream = 7
+
+    class Cupylike:
+        ptr = 7
+
+    class Broken:
+        def __cuda_stream__(self):
+            return 7
+
+    x = np.zeros(3, np.float32)
+    for stream in (Protocol(), Torchlike(), Cupylike()):
+        with pytest.raises(ValueError, match="stream is given but device is 'cpu'"):
+            eltwise.sign(x, stream=stream)
+    with pytest.raises(TypeError, match=r"__cuda_stream__\(\) did not return a \(version, handle\) pair"):
+        eltwise.sign(x, stream=Broken())
+    with pytest.raises(TypeError, match="got float"):
+        eltwise.round(x, stream=1.5)
+

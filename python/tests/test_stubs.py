@@ -83,10 +83,10 @@ def test_mypy_accepts_typical_use(tmp_path):
 
 def test_signatures_are_inspectable():
     assert str(inspect.signature(eltwise.sign)) == (
-        "(x, out=None, *, nan='zero', feature_level='extended', device='cpu', threads=None)")
+        "(x, out=None, *, nan='zero', feature_level='extended', device='cpu', threads=None, stream=None)")
     assert str(inspect.signature(eltwise.round)) == (
         "(x, out=None, *, mode='halves_to_nearest_even', feature_level='extended', device='cpu', "
-        "threads=None)")
+        "threads=None, stream=None)")
     assert list(inspect.signature(eltwise.num_threads).parameters) == ["threads"]
 
 

@@ -30,7 +30,7 @@ constexpr D kSignOnnx13Types[] = {D::kUInt8,   D::kUInt16,  D::kUInt32,  D::kUIn
 constexpr OnnxVersion kSignOnnxVersions[] = {{9, kSignOnnx9Types}, {13, kSignOnnx13Types}};
 constexpr std::string_view kNanNames[] = {"zero", "propagate"};
 constexpr std::string_view kSignPythonDoc =
-    R"doc(sign($module, x, out=None, *, nan='zero', feature_level='extended', device='cpu', threads=None)
+    R"doc(sign($module, x, out=None, *, nan='zero', feature_level='extended', device='cpu', threads=None, stream=None)
 --
 
 Elementwise sign: +1 for x > 0, -1 for x < 0, +0 for +0 and -0 (DirectML ELEMENT_WISE_SIGN,
@@ -59,6 +59,13 @@ device : {'cpu', 'cuda', 'cuda:N'}
 threads : int, optional
     CPU threads for this call (0: one per hardware thread); default: eltwise.num_threads /
     eltwise.set_num_threads.
+stream : optional
+    For a CUDA device: the stream to run on, as a cudaStream_t handle (int; 0 and 1: the legacy
+    default stream, 2: the per-thread default stream) or a stream object (torch.cuda.Stream,
+    cupy.cuda.Stream, or anything with __cuda_stream__). CUDA tensors are then processed on
+    that stream without waiting: the call returns once the work is queued, and the caller keeps
+    x and out alive until the stream reaches it. Default: the legacy default stream, and the
+    call waits for the result. Host arrays always wait.
 
 Returns
 -------
@@ -83,7 +90,7 @@ constexpr std::string_view kModeNames[] = {"halves_to_nearest_even", "toward_zer
                                            "toward_infinity", "down", "up"};
 static_assert(std::size(kModeNames) == kRoundingModeCount);
 constexpr std::string_view kRoundPythonDoc =
-    R"doc(round($module, x, out=None, *, mode='halves_to_nearest_even', feature_level='extended', device='cpu', threads=None)
+    R"doc(round($module, x, out=None, *, mode='halves_to_nearest_even', feature_level='extended', device='cpu', threads=None, stream=None)
 --
 
 Elementwise rounding to an integral value of the same dtype (DirectML ELEMENT_WISE_ROUND,
@@ -100,7 +107,7 @@ mode : str
     'halves_to_nearest_even' (np.rint, ONNX Round), 'toward_zero' (np.trunc), 'toward_infinity'
     (to nearest, halves away from zero: 2.5 -> 3, -2.5 -> -3; NOT ceil), 'down' (np.floor),
     'up' (np.ceil). 'down' and 'up' exist at the extended level only.
-feature_level, device, threads :
+feature_level, device, threads, stream :
     As for sign. Round needs DirectML feature level 2_1 or higher.
 
 Returns
