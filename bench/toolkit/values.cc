@@ -1,5 +1,6 @@
 #include "toolkit/values.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -107,7 +108,12 @@ void FillRandomValues(DataType type, std::byte* elements, uint64_t count) {
   std::mt19937_64 rng(42);
   std::uniform_real_distribution<double> value(-1000.0, 1000.0);
   const bool half = type == DataType::kFloat16 || type == DataType::kBFloat16;
-  for (uint64_t i = 0; i < count; ++i) {
+  // The first kRandomPeriod elements are drawn; the rest repeat them. Drawing a gigabyte element by
+  // element took seconds per case, and a 4 Mi-element period is far beyond any cache or branch
+  // history.
+  constexpr uint64_t kRandomPeriod = uint64_t{1} << 22;
+  const uint64_t drawn = std::min(count, kRandomPeriod);
+  for (uint64_t i = 0; i < drawn; ++i) {
     std::byte* element = elements + i * esize;
     if (IsFloatingPoint(type)) {
       StoreValue(type, half ? value(rng) / 16 : value(rng), element);
@@ -115,6 +121,11 @@ void FillRandomValues(DataType type, std::byte* elements, uint64_t count) {
       const uint64_t r = rng();
       std::memcpy(element, &r, esize);
     }
+  }
+  for (uint64_t done = drawn; done < count;) {  // doubling copies of what is filled so far
+    const uint64_t n = std::min(done, count - done);
+    std::memcpy(elements + done * esize, elements, n * esize);
+    done += n;
   }
 }
 
