@@ -2,8 +2,8 @@
 # Linux s390x (big-endian), optional: cross-builds eltwise and runs under qemu-s390x the scalar
 # kernel tables (Highway's SCALAR target and the reference loops; Highway has no SIMD target for
 # this CPU) on every function and type, exhaustively for 8/16-bit, the .npy reader and writer in
-# both byte orders, and the CLI. Needs scripts/setup_cross.sh s390x. Not part of .ci/run by
-# default (about 3.5 minutes on a 2-core machine): ELTWISE_CI_S390X=1 .ci/run adds it.
+# both byte orders, and the CLI. Needs scripts/setup_cross.sh s390x. Part of `.ci/run full` (about
+# 3.5 minutes on a 2-core machine), not of the default run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PLATFORM=s390x
