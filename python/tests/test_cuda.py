@@ -103,9 +103,12 @@ def test_torch_on_the_callers_stream():
         pytest.skip("no torch.cuda._sleep")
     stream = torch.cuda.Stream()
     x = torch.arange(-(1 << 22), 1 << 22, dtype=torch.float32, device="cuda") / 4
+    eltwise.round(x, mode="toward_infinity", device="cuda", stream=stream)  # set-up costs out of the way
     torch.cuda.synchronize()
     with torch.cuda.stream(stream):
-        torch.cuda._sleep(200_000_000)  # about 0.1 s of GPU cycles queued ahead on the stream
+        # About 1 s of GPU cycles queued ahead on the stream: longer than the call takes even on a
+        # loaded host (0.1 s was not, once, with 8 test processes sharing the machine).
+        torch.cuda._sleep(2_000_000_000)
         y = x * 1  # the producer's pending work: eltwise must read y after it
         r = eltwise.round(y, mode="toward_infinity", device="cuda", stream=stream)
         queued = not stream.query()
