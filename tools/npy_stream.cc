@@ -13,6 +13,7 @@
 
 #include "npy/npy.h"
 #include "progress.h"
+#include "staging/staging.h"
 
 namespace eltwise::cli {
 namespace {
@@ -87,14 +88,7 @@ using AlignedBuffer = std::unique_ptr<std::byte[], AlignedFree>;
 class ChunkRunner {
  public:
   ChunkRunner(Device device, DataType type, const MakeOperatorDesc& desc_for)
-      : device_(std::move(device)), type_(type), desc_for_(desc_for) {}
-  ChunkRunner(const ChunkRunner&) = delete;
-  ChunkRunner& operator=(const ChunkRunner&) = delete;
-  ~ChunkRunner() {
-    if (staged_ == nullptr) return;
-    (void)Synchronize(device_);  // nothing may still use the buffer (after an error, say)
-    Free(device_, staged_);
-  }
+      : device_(std::move(device)), type_(type), desc_for_(desc_for), buffers_(device_) {}
 
   // `chunk` holds whole elements; its buffer extends to `capacity` bytes (room for DirectML's
   // size rounded up to 4 bytes). Every call passes the same capacity.
@@ -111,7 +105,7 @@ class ChunkRunner {
       return compiled_->Execute(ConstBinding{chunk, capacity}, Binding{chunk, capacity});
     }
     if (staged_ == nullptr) {
-      Expected<void*> buffer = Allocate(device_, capacity);
+      Expected<void*> buffer = buffers_.Allocate(capacity);
       if (!buffer.ok()) return buffer.status();
       staged_ = *buffer;
       staged_capacity_ = capacity;
@@ -134,6 +128,7 @@ class ChunkRunner {
   const MakeOperatorDesc& desc_for_;
   std::optional<CompiledOperator> compiled_;
   uint64_t compiled_count_ = 0;
+  staging::DeviceBuffers buffers_;  // frees the buffer below once the device's work is done
   void* staged_ = nullptr;  // the device buffer every chunk is copied into (non-CPU devices)
   uint64_t staged_capacity_ = 0;
 };
