@@ -55,9 +55,10 @@ __device__ inline float RoundOnGpu(float x) {
 // kernels compute-bound on an H200 (0.6x of a copy).
 template <RoundingMode kMode, class T>
 __device__ inline T RoundHalfOnGpu(T x) {
+  using C = FloatConstants<T>;
   constexpr bool kF16 = std::is_same_v<T, float16_t>;
   const uint16_t b = x.bits;
-  if ((b & 0x7FFFu) > (kF16 ? 0x7C00u : 0x7F80u)) return x;
+  if ((b & C::kAbsMask) > C::kInfBits) return x;
   float wide;
   if constexpr (kF16) {
     asm("cvt.f32.f16 %0, %1;" : "=f"(wide) : "h"(b));

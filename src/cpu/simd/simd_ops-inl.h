@@ -64,6 +64,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Vector operations. Each has `Lane` (the lane type it works on, same size as the storage type)
 // and Apply(d, v) on a vector of Lane.
 
+// Lanes of `bits` (a float format's bit patterns, on signed lanes) that are NaNs: |bits| above
+// infinity's pattern, an integer compare.
+template <class T, class DI>
+HWY_INLINE hn::Mask<DI> IsNaNBits(DI di, hn::Vec<DI> bits) {
+  using C = FloatConstants<T>;
+  using Signed = hn::TFromD<DI>;
+  const auto magnitude = hn::And(bits, hn::Set(di, static_cast<Signed>(C::kAbsMask)));
+  return hn::Gt(magnitude, hn::Set(di, static_cast<Signed>(C::kInfBits)));
+}
+
 // Sign of float bit patterns, in signed integer lanes of the same width. A lane is "finite
 // non-zero or infinite" when its magnitude m is in [1, inf]: adding (max - inf) maps exactly that
 // range to the top of the signed range (m = 0 lands just below it, NaN magnitudes wrap negative),
@@ -90,8 +100,7 @@ struct SignFloatOp {
     if constexpr (kNan == NanPolicy::kZero) {
       return hn::IfThenElseZero(nonzero_number, one);  // ±0 and NaN give +0
     } else {
-      const auto is_nan = hn::Gt(magnitude, hn::Set(d, kInf));
-      return hn::IfThenElse(nonzero_number, one, hn::IfThenElseZero(is_nan, b));
+      return hn::IfThenElse(nonzero_number, one, hn::IfThenElseZero(IsNaNBits<T>(d, b), b));
     }
   }
 };
@@ -186,16 +195,6 @@ struct RoundF16IntOp {
     return hn::BitCast(d, hn::Or(hn::AndNot(abs_mask, hn::BitCast(du, b)), magnitude));
   }
 };
-
-// Lanes of `bits` (a float format's bit patterns, on signed lanes) that are NaNs: |bits| above
-// infinity's pattern, an integer compare.
-template <class T, class DI>
-HWY_INLINE hn::Mask<DI> IsNaNBits(DI di, hn::Vec<DI> bits) {
-  using C = FloatConstants<T>;
-  using Signed = hn::TFromD<DI>;
-  const auto magnitude = hn::And(bits, hn::Set(di, static_cast<Signed>(C::kAbsMask)));
-  return hn::Gt(magnitude, hn::Set(di, static_cast<Signed>(C::kInfBits)));
-}
 
 #if ELTWISE_HWY_EXPLICIT_ROUND
 // Round of f32/f64 vectors with explicit-rounding instructions. `kFixSmall`: also put back
