@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "onnx/onnx_frontend.h"
+#include "onnx_commands.h"
 
 namespace eltwise::cli {
 namespace {
@@ -18,10 +19,7 @@ struct OnnxTestOptions {
 };
 
 void AddOnnxTestCommand(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand(
-      "onnx-test",
-      "Run ONNX node-test directories (model.onnx + test_data_set_*/input_N.pb, output_N.pb); "
-      "outputs must match bit for bit (NaN matches NaN)");
+  CLI::App* sub = app.add_subcommand("onnx-test", std::string(kOnnxTestSummary));
   auto options = std::make_shared<OnnxTestOptions>();
   AddDeviceOptions(*sub, options->device, /*with_feature_level=*/false);
   sub->add_option("DIR", options->dirs,
@@ -80,8 +78,7 @@ std::string Describe(const ox::HostTensor& t) {
 }
 
 void AddRunCommand(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand(
-      "run", "Run an ONNX model of Sign and Round nodes on TensorProto (.pb) or .npy tensors");
+  CLI::App* sub = app.add_subcommand("run", std::string(kRunSummary));
   auto options = std::make_shared<RunOptions>();
   sub->add_option("MODEL", options->model, "The .onnx model")->required();
   sub->add_option("--input,-i", options->inputs,

@@ -2,6 +2,14 @@
 #include "commands.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <system_error>
+#if !defined(_WIN32)
+#include <unistd.h>
+#endif
 
 namespace eltwise::cli {
 namespace {
@@ -10,6 +18,10 @@ namespace {
 // it constructed.
 std::vector<RegisteredCommand>& Registry() {
   static std::vector<RegisteredCommand> registry;
+  return registry;
+}
+std::vector<ExternalCommand>& ExternalRegistry() {
+  static std::vector<ExternalCommand> registry;
   return registry;
 }
 
@@ -24,6 +36,32 @@ std::string OneLine(std::string text) {
 bool RegisterCommand(std::string_view name, AddCommandFunction add) {
   Registry().push_back({name, add});
   return true;
+}
+
+bool RegisterExternalCommand(ExternalCommand command) {
+  ExternalRegistry().push_back(command);
+  return true;
+}
+
+const std::vector<ExternalCommand>& ExternalCommands() { return ExternalRegistry(); }
+
+int RunExternalCommand(const ExternalCommand& command, char** argv) {
+  std::string program(command.program);
+  std::string why = "external commands need a POSIX system";
+#if !defined(_WIN32)
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) {
+    why = "cannot find this executable's folder (/proc/self/exe: " + error.message() + ")";
+  } else {
+    program = (self.parent_path() / command.program).string();
+    execv(program.c_str(), argv);
+    why = std::strerror(errno);
+  }
+#endif
+  std::cerr << "eltwise: '" << command.name << "' is run by " << program
+            << ", which cannot be started: " << why << "\n";
+  return kExitFailure;
 }
 
 std::vector<RegisteredCommand> RegisteredCommands() {

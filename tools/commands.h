@@ -14,7 +14,7 @@
 //        }  // namespace
 //        ELTWISE_CLI_COMMAND("bench", AddBenchCommand);
 //        }  // namespace eltwise::cli
-//   2. tools/CMakeLists.txt: add `bench.cc` to the eltwise_cli sources.
+//   2. tools/CMakeLists.txt: add `bench.cc` to the eltwise_cli_common sources.
 // Commands are listed in `eltwise --help` in alphabetical order of their names.
 #pragma once
 
@@ -50,6 +50,21 @@ std::vector<RegisteredCommand> RegisteredCommands();
 #define ELTWISE_CLI_COMMAND(name, add_function)                              \
   [[maybe_unused]] static const bool eltwise_cli_registered_##add_function = \
       ::eltwise::cli::RegisterCommand(name, &add_function)
+
+// A command that a companion executable in this executable's folder implements: main() hands it
+// the whole command line (execv), so that the libraries only that command needs are not loaded
+// by every other one. `eltwise` forwards `onnx-test` and `run` to `eltwise-onnx` this way
+// (onnx_forwarding.cc): libonnx and libprotobuf cost a few milliseconds of start-up.
+struct ExternalCommand {
+  std::string_view name;
+  std::string_view program;  // the companion's file name
+  std::string_view summary;  // for `eltwise --help`
+};
+bool RegisterExternalCommand(ExternalCommand command);
+const std::vector<ExternalCommand>& ExternalCommands();
+// Replaces this process with `command.program` from this executable's folder, with the same
+// arguments; returns kExitFailure after printing one line on stderr if it cannot be started.
+int RunExternalCommand(const ExternalCommand& command, char** argv);
 
 // Thrown from a command callback to end the program: main prints "eltwise: <message>" as one line
 // on stderr and exits with `exit_code`.

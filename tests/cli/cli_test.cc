@@ -737,6 +737,70 @@ TEST_F(Cli, InfoPrintsVersionAndTheSupportTable) {
   EXPECT_TRUE(HasLine(r.out, "down - - - - - - - - - - - - - - - yes")) << r.out;
 }
 
+// Start-up loads what every command needs and nothing more (glibc's loader reports what it loads
+// and binds): Highway's load-time timer calibration is bound to the tool's own stand-in
+// (tools/highway_timer.cc), and libonnx and libprotobuf are loaded only by eltwise-onnx.
+TEST_F(Cli, StartUpSkipsHighwayTimerCalibrationAndOnnxLibraries) {
+#if !defined(__linux__) || !defined(__GLIBC__)
+  GTEST_SKIP() << "needs glibc's LD_DEBUG";
+#else
+  if (!std::string(ELTWISE_CLI_LAUNCHER).empty()) GTEST_SKIP() << "under an emulator";
+  std::string log;
+  {
+    ScopedEnv debug("LD_DEBUG", "files,bindings");
+    ScopedEnv output("LD_DEBUG_OUTPUT", Path("ld").string());  // one ld.PID per process
+    const CliResult r = Run({"--version"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    if (entry.path().filename().string().rfind("ld.", 0) == 0) log += SlurpText(entry.path());
+  }
+  ASSERT_NE(log.find("libstdc++"), std::string::npos) << "no loader log";
+#if defined(ELTWISE_CLI_ONNX_SPLIT)
+  EXPECT_EQ(log.find("libonnx"), std::string::npos);
+  EXPECT_EQ(log.find("libprotobuf"), std::string::npos);
+#endif
+#if defined(ELTWISE_CLI_HIGHWAY_TIMER)
+  std::istringstream lines(log);
+  std::string line, binding;
+  while (std::getline(lines, line)) {
+    if (line.find("TimerResolution") != std::string::npos) binding = line;
+  }
+  EXPECT_NE(binding.find("to " + ToolPath() + " "), std::string::npos)
+      << "Highway's timer calibration is not bound to the tool: " << binding;
+#endif
+#endif
+}
+
+#if defined(ELTWISE_CLI_ONNX_SPLIT)
+// `eltwise run` and `eltwise onnx-test` are eltwise-onnx's, run with the same arguments; without
+// it beside the tool, a one-line error names it.
+TEST_F(Cli, OnnxCommandsRunTheirCompanion) {
+  CliResult r = Run({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("onnx-test"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("run"), std::string::npos) << r.out;
+  r = Run({"run", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("MODEL"), std::string::npos) << r.out;  // the real command's help
+  ExpectRejectedRun({"run", Path("missing.onnx").string()}, 1, "missing.onnx: cannot open");
+
+  const fs::path alone = Path("alone");
+  fs::create_directory(alone);
+  fs::copy_file(ToolPath(), alone / "eltwise");
+  const std::string command = Quote((alone / "eltwise").string()) + " run model.onnx 2>" +
+                              Quote(Path("alone.txt").string());
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  const std::string err = SlurpText(Path("alone.txt"));
+  EXPECT_NE(err.find("'run' is run by " + (alone / "eltwise-onnx").string() +
+                     ", which cannot be started"),
+            std::string::npos)
+      << err;
+}
+#endif
+
 TEST_F(Cli, HelpAndVersion) {
   CliResult r = Run({"--help"});
   EXPECT_EQ(r.exit_code, 0);

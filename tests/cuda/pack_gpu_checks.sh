@@ -13,7 +13,8 @@ set -euo pipefail
 build=$(realpath "$1")
 dest=$2
 shift 2
-binaries=(tests/cuda/eltwise_cuda_tests tools/eltwise tests/cli/eltwise_cli_tests tests/eltwise_tests)
+binaries=(tests/cuda/eltwise_cuda_tests tools/eltwise tools/eltwise-onnx tests/cli/eltwise_cli_tests
+  tests/eltwise_tests)
 rm -rf "$dest"
 mkdir -p "$dest/build" "$dest/lib" "$dest/wheels"
 echo "$build" >"$dest/build_dir"
