@@ -205,12 +205,14 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
   }
 
   // The writer: appends full buffers in order, then hands them back. After an error it only
-  // hands them back.
+  // hands them back. It runs on a thread of its own while there is reading to overlap; a file of
+  // one chunk has none, and its write runs on this thread after the compute (starting a thread
+  // costs more than a small file's whole run).
   std::mutex status_mutex;
   Status write_status = Status::Ok();
   std::atomic<bool> write_failed{false};
   const bool early_writeback = EarlyWriteback();
-  std::thread writer([&] {
+  const auto write_loop = [&] {
     uint64_t written = output_header.size();
     for (int index; (index = full_buffers.Pop()) >= 0; free_buffers.Push(index)) {
       if (write_failed.load() || g_stop_signal.load() != 0) continue;
@@ -226,7 +228,9 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
       written += bytes.size();
       progress.Update(written);
     }
-  });
+  };
+  std::thread writer;
+  if (buffer_count > 1) writer = std::thread(write_loop);
 
   // This thread: reads and computes chunk after chunk into free buffers.
   Status status = Status::Ok();
@@ -255,7 +259,11 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
   }
   if (status.ok() && data_bytes == 0) status = input->ReadData({});  // checks the file ends
   full_buffers.Push(-1);
-  writer.join();
+  if (writer.joinable()) {
+    writer.join();
+  } else {
+    write_loop();
+  }
   if (status.ok() && write_failed.load()) status = write_status;
 
   if (status.ok() && g_stop_signal.load() == 0) status = output->Flush();
