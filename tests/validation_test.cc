@@ -420,6 +420,25 @@ TEST_F(BindingTest, DirectMLLevelsRequire16ByteAlignment) {
   EXPECT_EQ(dst[3], 1.0f);
 }
 
+// A guaranteed alignment below 16 does not lower DirectML's 16-byte rule: the binding must meet the
+// larger of the two.
+TEST_F(BindingTest, DirectMLLevelsKeep16BytesAboveASmallerGuarantee) {
+  TensorDesc t = Packed4(DataType::kFloat32, {1, 1, 1, 4});
+  t.guaranteed_base_offset_alignment = 4;
+  alignas(64) float src[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  alignas(64) float dst[8] = {7, 7, 7, 7, 7, 7, 7, 7};
+  const CompiledOperator dml = *Compile(*Device::Cpu({FeatureLevel::k6_4, 1}), SignDesc{t, t});
+  ExpectRejected(dml.Execute({src + 1, 16}, {dst, 16}), {"input binding address", "16 bytes"});
+  ExpectRejected(dml.Execute({src, 16}, {dst + 2, 16}), {"output binding address", "16 bytes"});
+  for (float v : dst) EXPECT_EQ(v, 7.0f);
+  EXPECT_TRUE(dml.Execute({src + 4, 16}, {dst + 4, 16}).ok());
+  EXPECT_EQ(dst[4], 1.0f);
+  // The extended level takes the guarantee as it is: a 4-byte aligned binding is accepted.
+  const CompiledOperator ext = *Compile(*Device::Cpu({FeatureLevel::kExtended, 1}), SignDesc{t, t});
+  EXPECT_TRUE(ext.Execute({src + 1, 16}, {dst + 1, 16}).ok());
+  EXPECT_EQ(dst[1], 1.0f);
+}
+
 TEST_F(BindingTest, GuaranteedAlignmentIsEnforced) {
   TensorDesc t = Packed4(DataType::kFloat32, {1, 1, 1, 4});
   t.guaranteed_base_offset_alignment = 32;
