@@ -5,9 +5,15 @@
 #       debootstrap --variant=minbase of SUITE (bookworm, trixie, sid) for ARCH (amd64, arm64) into
 #       DIR with, for each PYTHON (3.11, 3.13, ...), python3.X, its venv module and its headers
 #       (libpython3.X-dev), plus ca-certificates for pip. Nothing else: no compiler, no Highway,
-#       ONNX or protobuf. A root of another architecture is unpacked here (debootstrap --foreign)
-#       and configured by its own programs under qemu-user (see `run`). Does nothing when DIR holds
-#       a finished root of the same request; remakes it otherwise.
+#       ONNX or protobuf. A root of this machine's architecture is made by debootstrap and fully
+#       configured. A root of another architecture is only unpacked (mmdebstrap --variant=extract:
+#       the packages named here and their dependencies, in seconds): configuring it would run every
+#       maintainer script under qemu-user, which takes from 20 minutes to an hour on 2 cores, and
+#       nothing the wheels' tests use needs it (Debian's loader finds the multiarch library folders
+#       without ld.so.cache; the CA bundle is the host's, mounted by `run`). Its extra packages are
+#       the tools the test runs in it (bash, coreutils, findutils, grep, sed, ldd) and libstdc++6,
+#       which every Debian system with a C++ program has and a manylinux wheel may not bundle.
+#       Does nothing when DIR holds a finished root of the same request; remakes it otherwise.
 #   bash scripts/debian_root.sh run DIR COMMAND [ARGS...]
 #       COMMAND in a private user and mount namespace: /proc, /dev, /sys, the host's resolv.conf
 #       and CA certificates (/etc/ssl/certs/ca-certificates.crt) mounted into DIR, and, for a
@@ -15,7 +21,8 @@
 #       binfmt_misc is not touched; Linux 6.7 or newer gives each user namespace its own).
 #       COMMAND runs on the host, so it can `chroot DIR ...`; $ROOT_DIR names DIR. Extra
 #       read-only bind mounts: ROOT_BINDS="HOST_PATH:PATH_IN_ROOT ...".
-# Needs debootstrap, and for arm64 qemu-user-static and uidmap (scripts/setup_cross.sh aarch64).
+# Needs debootstrap, and for arm64 mmdebstrap, qemu-user-static and uidmap (scripts/setup_cross.sh
+# aarch64).
 set -euo pipefail
 
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -81,26 +88,24 @@ make)
     # resolver leaves out.
     if [ "${version#3.}" -le 11 ]; then include+=",python3-distutils"; fi
   done
+  foreign_extra=bash,coreutils,dash,findutils,grep,sed,libc-bin,libstdc++6
   request="$suite $arch $include"
+  if [ "$arch" != "$(dpkg --print-architecture)" ]; then request+=" extract:$foreign_extra"; fi
   if [ "$(cat "$dir/.eltwise-root" 2>/dev/null)" = "$request" ]; then
     echo "debian_root: $dir is $request"
     exit 0
   fi
   rm -rf "$dir"
   mkdir -p "$dir"
-  echo "debian_root: debootstrap $suite $arch into $dir ($include)"
+  echo "debian_root: $suite $arch into $dir ($include)"
   if [ "$arch" = "$(dpkg --print-architecture)" ]; then
     debootstrap --variant=minbase --arch="$arch" --include="$include" "$suite" "$dir" "$mirror" \
       >"$dir.log" 2>&1 || { tail -20 "$dir.log" >&2; exit 1; }
   else
-    debootstrap --variant=minbase --arch="$arch" --foreign --include="$include" "$suite" "$dir" \
-      "$mirror" >"$dir.log" 2>&1 || { tail -20 "$dir.log" >&2; exit 1; }
-    echo "$arch" >"$dir/.eltwise-arch"
-    # container=lxc: debootstrap's name for a place where device nodes cannot be made (a user
-    # namespace); /dev is bind-mounted instead.
-    run_in_root_namespace "$dir" env container=lxc chroot "$dir" \
-      /debootstrap/debootstrap --second-stage \
-      >>"$dir.log" 2>&1 || { tail -20 "$dir.log" >&2; exit 1; }
+    rmdir "$dir"  # mmdebstrap makes it
+    mmdebstrap --variant=extract --mode=root --arch="$arch" \
+      --include="$include,$foreign_extra" "$suite" "$dir" "$mirror" \
+      >"$dir.log" 2>&1 || { tail -20 "$dir.log" >&2; exit 1; }
   fi
   echo "$arch" >"$dir/.eltwise-arch"
   echo "$request" >"$dir/.eltwise-root"

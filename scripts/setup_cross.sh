@@ -3,7 +3,7 @@
 # scripts/setup.sh installs the native build's dependencies. Safe to run again.
 #   setup_cross.sh aarch64   g++-aarch64-linux-gnu, qemu-user and the arm64 multiarch libraries;
 #                            for the aarch64 wheels (scripts/wheel.sh build-for/test-in-root) also
-#                            debootstrap, qemu-user-static and uidmap
+#                            debootstrap, mmdebstrap, qemu-user-static and uidmap
 #   setup_cross.sh windows   mingw-w64 (POSIX threads), wine64, and a deb-src entry plus dpkg-dev
 #                            so that scripts/ci_windows.sh can fetch Highway's Debian sources
 #   setup_cross.sh s390x     g++-s390x-linux-gnu, qemu-user and the s390x multiarch libraries
@@ -40,7 +40,8 @@ if [ $want_aarch64 = 1 ]; then
   # libc6:arm64 (pulled in by libhwy1:arm64) provides /lib/ld-linux-aarch64.so.1, which
   # qemu-aarch64 uses for the test programs (see cmake/toolchains/debian-multiarch.cmake).
   add_multiarch arm64 g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64 \
-    libgmock-dev:arm64 libcli11-dev libprotobuf-dev:arm64 debootstrap qemu-user-static uidmap
+    libgmock-dev:arm64 libcli11-dev libprotobuf-dev:arm64 debootstrap mmdebstrap qemu-user-static \
+    uidmap
 fi
 if [ $want_s390x = 1 ]; then
   add_multiarch s390x g++-s390x-linux-gnu qemu-user libhwy-dev:s390x libgtest-dev:s390x \
