@@ -103,7 +103,10 @@ make)
       >"$dir.log" 2>&1 || { tail -20 "$dir.log" >&2; exit 1; }
   else
     rmdir "$dir"  # mmdebstrap makes it
+    # Check-Valid-Until off, as debootstrap does: a mirror that is a snapshot of sid serves a
+    # Release file past its Valid-Until date (its signature is still checked).
     mmdebstrap --variant=extract --mode=root --arch="$arch" \
+      --aptopt='Acquire::Check-Valid-Until "false"' \
       --include="$include,$foreign_extra" "$suite" "$dir" "$mirror" \
       >"$dir.log" 2>&1 || { tail -20 "$dir.log" >&2; exit 1; }
   fi

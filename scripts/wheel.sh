@@ -79,7 +79,8 @@ debian_root() {
   arch=$(debian_arch_of "$2")
   dir=$roots/$suite-$arch
   # shellcheck disable=SC2046
-  bash scripts/debian_root.sh make "$suite" "$arch" "$dir" $(pythons_of_suite "$suite") >&2
+  bash scripts/debian_root.sh make "$suite" "$arch" "$dir" $(pythons_of_suite "$suite") >&2 ||
+    return 1  # called in $(...), where set -e does not reach
   echo "$dir"
 }
 
