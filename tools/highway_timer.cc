@@ -1,5 +1,5 @@
 // Start-up cost of the CLI: Highway's shared library (libhwy.so 1.0.x) calibrates its benchmark
-// timer in a static initializer, `hwy::platform::TimerResolution()`: 65,536 serialised reads of
+// timer in a static initializer, `hwy::platform::TimerResolution()`: loops of serialised reads of
 // the time-stamp counter, 4-5 ms of every `eltwise` run here, more than everything else a small
 // file costs. The only reader of that value is Highway's nanobenchmark (hwy::Measure), which this
 // program never calls.
