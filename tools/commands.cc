@@ -20,10 +20,6 @@ std::vector<RegisteredCommand>& Registry() {
   static std::vector<RegisteredCommand> registry;
   return registry;
 }
-std::vector<ExternalCommand>& ExternalRegistry() {
-  static std::vector<ExternalCommand> registry;
-  return registry;
-}
 
 // Errors are printed as one line on stderr.
 std::string OneLine(std::string text) {
@@ -33,19 +29,12 @@ std::string OneLine(std::string text) {
 
 }  // namespace
 
-bool RegisterCommand(std::string_view name, AddCommandFunction add) {
-  Registry().push_back({name, add});
+bool RegisterCommand(std::string_view name, AddCommandFunction add, std::string_view program) {
+  Registry().push_back({name, add, program});
   return true;
 }
 
-bool RegisterExternalCommand(ExternalCommand command) {
-  ExternalRegistry().push_back(command);
-  return true;
-}
-
-const std::vector<ExternalCommand>& ExternalCommands() { return ExternalRegistry(); }
-
-int RunExternalCommand(const ExternalCommand& command, char** argv) {
+int RunExternalCommand(const RegisteredCommand& command, char** argv) {
   std::string program(command.program);
   std::string why = "external commands need a POSIX system";
 #if !defined(_WIN32)

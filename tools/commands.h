@@ -40,10 +40,16 @@ using AddCommandFunction = void (*)(CLI::App& app);
 struct RegisteredCommand {
   std::string_view name;  // the subcommand's name, for ordering `eltwise --help`
   AddCommandFunction add;
+  // Empty, or the companion executable in this executable's folder that runs the command: main()
+  // hands it the whole command line (execv), so that the libraries only that command needs are not
+  // loaded by every other one. `eltwise` forwards `onnx-test` and `run` to `eltwise-onnx` this way
+  // (onnx_forwarding.cc): libonnx and libprotobuf cost a few milliseconds of start-up. `add` then
+  // only lists the command in `eltwise --help`.
+  std::string_view program;
 };
 
 // Records a command for main(); called at static initialization by ELTWISE_CLI_COMMAND.
-bool RegisterCommand(std::string_view name, AddCommandFunction add);
+bool RegisterCommand(std::string_view name, AddCommandFunction add, std::string_view program = {});
 // Every registered command, sorted by name.
 std::vector<RegisteredCommand> RegisteredCommands();
 
@@ -51,20 +57,9 @@ std::vector<RegisteredCommand> RegisteredCommands();
   [[maybe_unused]] static const bool eltwise_cli_registered_##add_function = \
       ::eltwise::cli::RegisterCommand(name, &add_function)
 
-// A command that a companion executable in this executable's folder implements: main() hands it
-// the whole command line (execv), so that the libraries only that command needs are not loaded
-// by every other one. `eltwise` forwards `onnx-test` and `run` to `eltwise-onnx` this way
-// (onnx_forwarding.cc): libonnx and libprotobuf cost a few milliseconds of start-up.
-struct ExternalCommand {
-  std::string_view name;
-  std::string_view program;  // the companion's file name
-  std::string_view summary;  // for `eltwise --help`
-};
-bool RegisterExternalCommand(ExternalCommand command);
-const std::vector<ExternalCommand>& ExternalCommands();
 // Replaces this process with `command.program` from this executable's folder, with the same
 // arguments; returns kExitFailure after printing one line on stderr if it cannot be started.
-int RunExternalCommand(const ExternalCommand& command, char** argv);
+int RunExternalCommand(const RegisteredCommand& command, char** argv);
 
 // Thrown from a command callback to end the program: main prints "eltwise: <message>" as one line
 // on stderr and exits with `exit_code`.
