@@ -29,7 +29,20 @@ if(ELTWISE_SIMD)
        ${CMAKE_CURRENT_LIST_DIR}/simd_transposed.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered2.cc
        ${CMAKE_CURRENT_LIST_DIR}/simd_gathered3.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered4.cc)
   list(APPEND eltwise_link_libraries hwy::hwy)
-  message(STATUS "eltwise: Highway ${hwy_VERSION} SIMD kernels (${hwy_DIR})")
+  # "static" compiles the kernels once, for the target the compiler flags allow (for x86-64's
+  # baseline flags, Highway's EMU128), instead of once per target with run-time dispatch: several
+  # times quicker to build and slower to run, for checks of the build alone (tests/consumer).
+  set(ELTWISE_SIMD_TARGETS "all" CACHE STRING
+      "all: every target Highway can attain, chosen at run time; static: the compiler's target only")
+  set_property(CACHE ELTWISE_SIMD_TARGETS PROPERTY STRINGS all static)
+  if(ELTWISE_SIMD_TARGETS STREQUAL "static")
+    list(APPEND eltwise_build_definitions HWY_COMPILE_ONLY_STATIC=1)
+  elseif(NOT ELTWISE_SIMD_TARGETS STREQUAL "all")
+    message(FATAL_ERROR "eltwise: ELTWISE_SIMD_TARGETS must be all or static, not "
+                        "'${ELTWISE_SIMD_TARGETS}'")
+  endif()
+  message(STATUS "eltwise: Highway ${hwy_VERSION} SIMD kernels (${hwy_DIR}), targets: "
+                 "${ELTWISE_SIMD_TARGETS}")
 else()
   list(APPEND eltwise_sources ${CMAKE_CURRENT_LIST_DIR}/no_simd.cc)
   message(STATUS "eltwise: ELTWISE_SIMD=OFF: scalar reference kernels only (no SIMD)")
