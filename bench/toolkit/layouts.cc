@@ -20,10 +20,20 @@ constexpr std::pair<std::string_view, Layout> kLayoutNames[] = {
     {"overlap_cross", Layout::kOverlapCross},
     {"overlap_transpose", Layout::kOverlapTranspose},
     {"overlap_reverse", Layout::kOverlapReverse},
+    {"nchw_to_nhwc", Layout::kNchwToNhwc},
+    {"nhwc_to_nchw", Layout::kNhwcToNchw},
+    {"batched_transpose", Layout::kBatchedTranspose},
 };
 
 // Padded rows: kRowElements elements in a pitch of kRowPitch, padding on both sides never written.
 constexpr uint64_t kRowElements = 1000, kRowPitch = 1024;
+// Activations: kChannels channels of a square H x W image (ResNet's first stages have 64).
+constexpr uint64_t kChannels = 64;
+// Batched transposes: each matrix kBatchRows x kBatchColumns in the output (attention's heads of
+// 64 features over 256 positions).
+constexpr uint64_t kBatchRows = 64, kBatchColumns = 256;
+
+int64_t Signed(uint64_t v) { return static_cast<int64_t>(v); }
 
 }  // namespace
 
@@ -94,6 +104,31 @@ Shapes MakeShapes(Layout layout, DataType type, uint64_t bytes) {
       s.input = TensorDesc::Strided(type, {n}, {-1});
       s.output = TensorDesc::Packed(type, {n});
       break;
+    case Layout::kNchwToNhwc:
+    case Layout::kNhwcToNchw: {
+      // n rounded down to kChannels square images (at least 1 x 1).
+      const uint64_t side = std::max<uint64_t>(
+          1, static_cast<uint64_t>(std::sqrt(static_cast<double>(n / kChannels))));
+      const uint64_t c = kChannels, h = side, w = side;
+      n = c * h * w;
+      if (layout == Layout::kNchwToNhwc) {  // output [1, H, W, C]; input NCHW in memory
+        s.output = TensorDesc::Packed(type, {1, h, w, c});
+        s.input = TensorDesc::Strided(type, {1, h, w, c}, {Signed(n), Signed(w), 1, Signed(h * w)});
+      } else {  // output [1, C, H, W]; input NHWC in memory
+        s.output = TensorDesc::Packed(type, {1, c, h, w});
+        s.input = TensorDesc::Strided(type, {1, c, h, w}, {Signed(n), 1, Signed(w * c), Signed(c)});
+      }
+      break;
+    }
+    case Layout::kBatchedTranspose: {
+      // n rounded down to whole matrices (at least one); input matrix b stored kBatchColumns x
+      // kBatchRows, read column-wise.
+      const uint64_t r = kBatchRows, c = kBatchColumns, batch = std::max<uint64_t>(1, n / (r * c));
+      n = batch * r * c;
+      s.output = TensorDesc::Packed(type, {batch, r, c});
+      s.input = TensorDesc::Strided(type, {batch, r, c}, {Signed(r * c), 1, Signed(r)});
+      break;
+    }
   }
   s.elements = n;
   s.input_bytes = s.input.total_tensor_size_in_bytes;

@@ -24,10 +24,14 @@ enum class Layout {
   kOverlapCross,      // the same, the output meeting its input at the middle row
   kOverlapTranspose,  // a square matrix transposed onto itself
   kOverlapReverse,    // a vector reversed onto itself
+  kNchwToNhwc,        // a 4-D NCHW activation (1 x 64 x H x W) written as NHWC
+  kNhwcToNchw,        // a 4-D NHWC activation (1 x H x W x 64) written as NCHW
+  kBatchedTranspose,  // a 3-D batch of 64 x 256 matrices, each written transposed
 };
 
 // "contiguous", "inplace", "transposed", "broadcast", "rows", "gathered", "gathered3",
-// "gathered4", "overlap", "overlap_cross", "overlap_transpose", "overlap_reverse".
+// "gathered4", "overlap", "overlap_cross", "overlap_transpose", "overlap_reverse", "nchw_to_nhwc",
+// "nhwc_to_nchw", "batched_transpose".
 std::optional<Layout> ParseLayout(std::string_view name);
 
 // The layouts timed unless others are asked for.
@@ -38,7 +42,9 @@ inline constexpr std::string_view kLayoutsHelp =
     "Layouts: contiguous inplace transposed broadcast rows gathered (input stride 2) gathered3 "
     "gathered4 (input strides 3 and 4) overlap (rows compacted within their own buffer) "
     "overlap_cross (the same, output meeting its input at the middle row) overlap_transpose (a "
-    "square matrix transposed onto itself) overlap_reverse (a vector reversed onto itself)";
+    "square matrix transposed onto itself) overlap_reverse (a vector reversed onto itself) "
+    "nchw_to_nhwc (a 1x64xHxW activation written channels-last) nhwc_to_nchw (the reverse) "
+    "batched_transpose (a batch of 64x256 matrices, each written transposed)";
 
 // The tensors of one layout.
 struct Shapes {
