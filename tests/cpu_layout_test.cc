@@ -933,6 +933,60 @@ TEST(CpuLayouts, TransposedPlansOnEveryTable) {
   }
 }
 
+// Transposes with outputs of 8 MiB and more, which stream their tiles' rows out of an L1 buffer
+// with non-temporal stores (x86): one element size each, edges that are not whole tiles, an output
+// pitch that is not a multiple of 16 bytes and an output 1 element past a 16-byte boundary (both
+// written with ordinary stores), through every kernel table on 1 and 2 threads, against the
+// element-by-element reference walk; the bytes around the output stay untouched.
+TEST(CpuLayouts, LargeTransposesStreamTheirOutput) {
+  struct Case {
+    DataType type;
+    std::vector<uint64_t> sizes;
+  };
+  const std::vector<Case> cases = {
+      {DataType::kInt8, {3001, 3008}},    {DataType::kFloat16, {2101, 2096}},
+      {DataType::kFloat32, {1501, 1504}}, {DataType::kFloat64, {1101, 1098}},
+      {DataType::kFloat32, {1501, 1499}},  // pitch 5996 bytes
+  };
+  for (const Case& c : cases) {
+    const size_t esize = ElementSize(c.type);
+    const std::vector<int64_t> in_strides = {1, static_cast<int64_t>(c.sizes[0])};
+    const TensorDesc in_desc = Desc(c.type, c.sizes, in_strides);
+    const TensorDesc out_desc = Desc(c.type, c.sizes, {});
+    const Plan plan = MakePlan(Function::kSignNanPropagate, in_desc, out_desc, 1, 1);
+    ASSERT_EQ(plan.layout, Layout::kTransposed);
+    const size_t out_bytes = out_desc.total_tensor_size_in_bytes;
+    ASSERT_GE(out_bytes, size_t{8} << 20);
+    const std::vector<std::byte> input =
+        MixedInputs(c.type, in_desc.total_tensor_size_in_bytes / esize + 1, 23);
+    const std::vector<std::byte> want =
+        ReferenceOutput(Function::kSignNanPropagate, c.type, c.sizes, in_strides,
+                        PackedStrides(c.sizes), input, out_bytes);
+    for (const NamedKernelTable& table : AvailableKernelTables()) {
+      for (int threads : {1, 2}) {
+        for (size_t shift : {size_t{0}, esize}) {  // from a 64-byte boundary, or one element on
+          SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(c.type)) + " " +
+                       std::to_string(c.sizes[0]) + "x" + std::to_string(c.sizes[1]) +
+                       " threads=" + std::to_string(threads) + " shift=" + std::to_string(shift));
+          std::vector<std::byte> output(out_bytes + 128, kSentinel);
+          std::byte* const at =
+              output.data() + (64 - reinterpret_cast<uintptr_t>(output.data()) % 64) % 64 + shift;
+          RunPlanWithTable(*table.table, plan, input.data(), at, threads);
+          const size_t begin = static_cast<size_t>(at - output.data());
+          for (size_t b = 0; b < begin; ++b) ASSERT_EQ(output[b], kSentinel) << "byte " << b;
+          for (size_t b = begin + out_bytes; b < output.size(); ++b) {
+            ASSERT_EQ(output[b], kSentinel) << "byte " << b;
+          }
+          if (std::memcmp(want.data(), at, out_bytes) == 0) continue;
+          for (size_t b = 0; b < out_bytes; b += esize) {
+            ASSERT_TRUE(SameResult(c.type, want.data() + b, at + b)) << "output byte offset " << b;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Gathered plans (input strides 2, 3, 4 elements into a packed output: the tables' gathered
 // kernels) through every kernel table, 1 and 2 threads: vectors, long and short rows (several
 // rows per task), rows walked backwards, and for the best table sizes that take the thread pool

@@ -10,6 +10,10 @@
 #include "cpu/row_walker.h"
 #include "cpu/thread_pool.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace eltwise::cpu {
 namespace {
 
@@ -46,12 +50,43 @@ using TileGatherFn = void (*)(const std::byte*, ptrdiff_t, ptrdiff_t, std::byte*
 // Tile edge in elements per element size (index log2(size)): each tile's input and output
 // (edge^2 * size bytes each) stay in L1 while the tile is transposed.
 constexpr std::array<size_t, 4> kTransposeTileEdge = {128, 64, 64, 32};
+// The largest tile's bytes: the streamed path's buffer (RunTransposed).
+constexpr size_t kTransposeTileBytes = 16384;
+static_assert(kTransposeTileEdge[0] * kTransposeTileEdge[0] * 1 <= kTransposeTileBytes &&
+              kTransposeTileEdge[1] * kTransposeTileEdge[1] * 2 <= kTransposeTileBytes &&
+              kTransposeTileEdge[2] * kTransposeTileEdge[2] * 4 <= kTransposeTileBytes &&
+              kTransposeTileEdge[3] * kTransposeTileEdge[3] * 8 <= kTransposeTileBytes);
+
+#if defined(__SSE2__)
+// Outputs of at least this many bytes are written with non-temporal stores, a tile at a time from
+// an L1 buffer: an ordinary store first reads the line it writes (write-allocate), a third more
+// memory traffic, which a large memcpy avoids the same way; a tile's rows are whole lines, which
+// the write-combining buffers need. Below it, the output is better left in the caches.
+constexpr uint64_t kStreamOutputBytes = uint64_t{8} << 20;
+
+// `bytes` from `from` (16-byte aligned) to `to` (16-byte aligned), 16 bytes at a time with
+// non-temporal stores, the last bytes with ordinary ones.
+void StreamRow(const std::byte* from, std::byte* to, size_t bytes) {
+  size_t i = 0;
+  for (; i + 16 <= bytes; i += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(to + i),
+                     _mm_load_si128(reinterpret_cast<const __m128i*>(from + i)));
+  }
+  std::memcpy(to + i, from + i, bytes - i);
+}
+constexpr bool kCanStream = true;
+#else
+constexpr uint64_t kStreamOutputBytes = 0;
+void StreamRow(const std::byte*, std::byte*, size_t) {}
+constexpr bool kCanStream = false;
+#endif
 
 }  // namespace
 
 // Tiles of (a = rank-2, b = rank-1) in the order outer index, a-tile, b-tile: consecutive tasks
 // continue the same output rows. Each tile is one call of the table's transposed kernel, which
-// transposes in registers and applies the function on the way.
+// transposes in registers and applies the function on the way; for large outputs into an L1
+// buffer whose rows are then streamed out (kStreamOutputBytes).
 void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* input,
                    std::byte* output, int threads) {
   const size_t esize = plan.element_size;
@@ -65,18 +100,43 @@ void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* 
   const uint64_t a_tiles = (a_size + edge - 1) / edge;
   const uint64_t b_tiles = (b_size + edge - 1) / edge;
   const TransposedKernel kernel = table.Transposed(plan.function, plan.type);
+  const bool stream =
+      kCanStream && plan.element_count * esize >= kStreamOutputBytes && out_a % 16 == 0;
   auto tile = [&](uint64_t task) {
     const uint64_t b0 = (task % b_tiles) * edge;
     const uint64_t a0 = (task / b_tiles % a_tiles) * edge;
     const RowWalker walk(plan, a_dim, input, output, task / b_tiles / a_tiles);
-    kernel(walk.in + static_cast<ptrdiff_t>(a0 * esize) + static_cast<ptrdiff_t>(b0) * in_b, in_b,
-           walk.out + static_cast<ptrdiff_t>(a0) * out_a + static_cast<ptrdiff_t>(b0 * esize),
-           out_a, static_cast<size_t>(std::min<uint64_t>(edge, a_size - a0)),
-           static_cast<size_t>(std::min<uint64_t>(edge, b_size - b0)));
+    const std::byte* in =
+        walk.in + static_cast<ptrdiff_t>(a0 * esize) + static_cast<ptrdiff_t>(b0) * in_b;
+    std::byte* out =
+        walk.out + static_cast<ptrdiff_t>(a0) * out_a + static_cast<ptrdiff_t>(b0 * esize);
+    const size_t a_count = static_cast<size_t>(std::min<uint64_t>(edge, a_size - a0));
+    const size_t b_count = static_cast<size_t>(std::min<uint64_t>(edge, b_size - b0));
+    if (!stream || reinterpret_cast<uintptr_t>(out) % 16 != 0) {
+      return kernel(in, in_b, out, out_a, a_count, b_count);
+    }
+    alignas(64) std::byte buffer[kTransposeTileBytes];  // rows edge * esize apart
+    const size_t row_bytes = b_count * esize;
+    const ptrdiff_t pitch = static_cast<ptrdiff_t>(edge * esize);
+    kernel(in, in_b, buffer, pitch, a_count, b_count);
+    for (size_t r = 0; r < a_count; ++r) {
+      StreamRow(buffer + static_cast<ptrdiff_t>(r) * pitch, out + static_cast<ptrdiff_t>(r) * out_a,
+                row_bytes);
+    }
   };
   const uint64_t tasks = OuterCount(plan, a_dim) * a_tiles * b_tiles;
+  if (!stream) {
+    return ThreadPool::Global().ParallelFor(
+        tasks, ThreadsFor(threads, 2 * plan.element_count * esize), tile);
+  }
+  // Each thread's non-temporal stores are ordered before its tasks count as done.
   ThreadPool::Global().ParallelFor(tasks, ThreadsFor(threads, 2 * plan.element_count * esize),
-                                   tile);
+                                   [&](uint64_t task) {
+                                     tile(task);
+#if defined(__SSE2__)
+                                     _mm_sfence();
+#endif
+                                   });
 }
 
 // Iteration: outer dims [0, rank-2), then tiles of `tile_rows` along dim rank-2 ("a") by `piece`
