@@ -134,7 +134,17 @@ Route ChooseRoute(const Request& r, PyObject* x, PyObject* out) {
     if (const std::optional<DataType> type = PackedType(r, x, out)) {
       return {Route::kPacked, *type};
     }
-    if (UfuncFits(r, x, out)) return {Route::kUfunc};
+    if (UfuncFits(r, x, out)) {
+      // Into a given out of kDirectBytes or more, the library plans the whole layout (a
+      // transposed or permuted x: tiles that read and write whole lines), where NumPy's iterator
+      // would hand the loop one strided row at a time (a transposed float32 x of 64 MiB: about
+      // as slow as np.copyto). Without an out, NumPy allocates one in x's memory order, which its
+      // iterator walks contiguously.
+      const auto* array = reinterpret_cast<PyArrayObject*>(x);
+      const auto bytes = static_cast<uint64_t>(PyArray_NBYTES(array));
+      if (out != Py_None && bytes >= kDirectBytes) return {Route::kLibrary};
+      return {Route::kUfunc};
+    }
     return {Route::kLibrary};
   }
   const bool scalar = PyArray_IsAnyScalar(x);

@@ -47,6 +47,24 @@ def test_views(dtype):
             assert_bits_equal(call(op, v, param), expected(op, np.ascontiguousarray(v), param))
 
 
+@pytest.mark.parametrize("dtype", ["int8", "float16", "float32", "float64"])
+def test_large_permuted_views_into_out(dtype):
+    # 256 KiB and more into a given out: the library plans the whole layout (tiled transposes),
+    # not NumPy's iterator; the results are the same either way.
+    side = int((1 << 19) // np.dtype(dtype).itemsize) ** 0.5
+    x = values(dtype, (int(side) + 3, int(side) - 5), seed=5)
+    a = values(dtype, (1, 16, 37, 29), seed=6)
+    b = np.ascontiguousarray(np.broadcast_to(a, (40, 16, 37, 29)))
+    views = [x.T, x[::-1].T, b.transpose(0, 2, 3, 1), b.transpose(0, 3, 1, 2), b[:, ::2].swapaxes(2, 3)]
+    for v in views:
+        assert v.nbytes >= 1 << 18
+        for op, param in OPS:
+            out = np.empty(v.shape, v.dtype)
+            r = call(op, v, param, out=out)
+            assert r is out
+            assert_bits_equal(out, expected(op, np.ascontiguousarray(v), param))
+
+
 def test_zero_strides():
     base = np.array([1.5, -2.5, np.nan, -0.0], np.float32)
     for x in (np.broadcast_to(base, (3, 4)), np.broadcast_to(base[:, None], (4, 5)),
