@@ -243,11 +243,20 @@ int Run(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--min-time", min_time, "Seconds per timed batch")->check(CLI::PositiveNumber);
   app.add_flag("--small-pages", small_pages, "4 KiB pages instead of transparent huge pages");
+  std::vector<std::string> peer_names{"memcpy", "eltwise", "onednn", "hptt"};
+  app.add_option("--peers", peer_names,
+                 "memcpy eltwise onednn hptt. oneDNN's and HPTT's OpenMP threads spin after their "
+                 "calls, slowing whatever runs next in the process unless OMP_WAIT_POLICY=PASSIVE "
+                 "(which slows their small calls): time them apart for fair figures")
+      ->check(CLI::IsMember({"memcpy", "eltwise", "onednn", "hptt"}));
   app.add_option("--neighbour-pool", neighbour,
                  "Threads of an OpenMP team that works between calls (0: none)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--json", json_path, "Also write the records to this JSON file");
   CLI11_PARSE(app, argc, argv);
+  const auto wanted = [&](const char* name) {
+    return std::find(peer_names.begin(), peer_names.end(), name) != peer_names.end();
+  };
 #if ELTWISE_HAVE_OPENMP
   omp_set_num_threads(threads);  // oneDNN's and HPTT's team
 #endif
@@ -285,7 +294,8 @@ int Run(int argc, char** argv) {
 
         std::vector<Peer> peers;
         const Team team(threads);
-        if (threads != 1 && neighbour == 0) {  // what the memory gives the threads together
+        if (wanted("memcpy") && threads != 1 &&
+            neighbour == 0) {  // what the memory gives the threads together
           peers.push_back({"memcpy", threads, nullptr, false, [&](int64_t calls) {
                              RunBaseline(Baseline::kMemcpy, in.data(), copy_out.data(), out_bytes,
                                          team, calls);
@@ -300,28 +310,33 @@ int Run(int argc, char** argv) {
         // Calls that found the pool's helper cap lowered by a stall (thread_pool.h): the cause
         // of slow calls beside a neighbouring pool, when it is the cause.
         int64_t calls = 0, capped = 0;
-        const size_t pooled_peer = threads > 1 ? peers.size() : SIZE_MAX;
-        peers.push_back({"eltwise Sign", threads,
-                         [&] {
-                           ThrowIfFailed(sign->Execute(in_binding, out_binding), "execute");
-                           ++calls;
-                           if (ThreadPool::Global().CurrentContention().helper_cap < threads - 1) {
-                             ++capped;
-                           }
-                         },
-                         false});
-        if (threads != 1) {
+        const size_t pooled_peer = wanted("eltwise") && threads > 1 ? peers.size() : SIZE_MAX;
+        if (wanted("eltwise")) {
+          peers.push_back({"eltwise Sign", threads,
+                           [&] {
+                             ThrowIfFailed(sign->Execute(in_binding, out_binding), "execute");
+                             ++calls;
+                             if (ThreadPool::Global().CurrentContention().helper_cap <
+                                 threads - 1) {
+                               ++capped;
+                             }
+                           },
+                           false});
+        }
+        if (wanted("eltwise") && threads != 1) {
           peers.push_back(
               {"eltwise Sign", 1,
                [&] { ThrowIfFailed(sign1->Execute(in_binding, out_binding), "execute"); }, false});
         }
 #if ELTWISE_HAVE_ONEDNN
-        if (auto p = OnednnPeer(s, esize, threads, in.data(), out.data())) peers.push_back(*p);
+        if (wanted("onednn")) {
+          if (auto p = OnednnPeer(s, esize, threads, in.data(), out.data())) peers.push_back(*p);
+        }
 #endif
 #if ELTWISE_HAVE_HPTT
-        if (esize == 4) {
+        if (wanted("hptt") && esize == 4) {
           if (auto p = HpttPeer<float>(s, threads, in.data(), out.data())) peers.push_back(*p);
-        } else if (esize == 8) {
+        } else if (wanted("hptt") && esize == 8) {
           if (auto p = HpttPeer<double>(s, threads, in.data(), out.data())) peers.push_back(*p);
         }
 #endif
