@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# CI's `tsan` stage: the concurrent parts under ThreadSanitizer (GCC, preset `tsan`):
+#   - the thread pool, compiled operators executed from many threads at once, threaded layouts;
+#   - the CLI's streamed reader/writer (the instrumented `eltwise`, run by its tests);
+#   - the Python module called from many Python threads with the GIL released (libtsan preloaded
+#     into the uninstrumented interpreter).
+# The SIMD kernels are compiled for one target (ELTWISE_SIMD_TARGETS=static): the races TSan looks
+# for are in the pool, the planner and the front ends, which are the same code on every target.
+# Any report fails the run (halt_on_error; TSan's exit status 66).
+#   usage: bash scripts/ci_tsan.sh [BUILD_DIR]      (default build/tsan-ci)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/tsan-ci}
+
+cmake --preset tsan -B "$build" -DELTWISE_SIMD_TARGETS=static -DELTWISE_BUILD_ONNX=OFF \
+  -DELTWISE_BUILD_PYTHON=ON >/dev/null
+cmake --build "$build" -j2 --target eltwise_tests eltwise_stress_test eltwise_cli_tests eltwise \
+  eltwise_python
+
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:exitcode=66"
+# GCC 12's TSan runtime can crash at start-up where the kernel places mappings with more ASLR
+# entropy than it expects (an interpreter with libtsan preloaded did here, every time): run
+# without address randomisation (inherited by every child process).
+no_aslr=(setarch "$(uname -m)" -R)
+threaded='ThreadPool\.|Stress\.|OneCompiledOperatorFromManyThreads|Cli\.(Streamed|Interrupted)'
+"${no_aslr[@]}" ctest --test-dir "$build" -j2 --output-on-failure --no-tests=error -R "$threaded" -E 'huge'
+
+# The interpreter is not instrumented, so the runtime must be loaded before anything else; the
+# interpreter itself, not a wrapper script (a pyenv shim) that would start under it too.
+libtsan=$(readlink -f "$(g++ -print-file-name=libtsan.so)")
+python=$(python3 -c 'import sys; print(sys.executable)')
+PYTHONPATH="$build/python" PYTHONDONTWRITEBYTECODE=1 LD_PRELOAD="$libtsan" \
+  "${no_aslr[@]}" "$python" -m pytest -q -p no:cacheprovider python/tests/test_threads.py
