@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -61,8 +62,27 @@ namespace {
 // is written. Writing T overwrites only the inputs of s(T) and writing s(T) only those of T, both
 // read already, so pairs run in any order, on any number of threads.
 //
-// Anything else (kWholeInput, or kSwapTiles at another distance): a copy of the whole input span,
-// then the plan from the copy.
+// Anything else (kWholeInput, or kSwapTiles at another distance), in bounded memory:
+//  * an input span of at most kSmallInputCopyBytes is copied whole, then the plan runs from the
+//    copy (the fastest way, and bounded);
+//  * when both walks are invertible (plan.h) and the tensors lie a whole number of elements
+//    apart, every output element overlaps at most one input element exactly, and next(x), the
+//    element whose input x's output overwrites, is found by dividing by the input strides. Both
+//    walks are injective, so next is injective: the elements form disjoint chains (a head whose
+//    input no output overwrites, then next, next of next, ... up to an element whose output is no
+//    input) and cycles. Following a chain or cycle reads next's input before writing over it, so
+//    it holds one raw value at a time (a batch of kChainBatch, for the kernel's sake). A chain
+//    runs from its head (prev, found by dividing by the output strides, is none), a cycle from
+//    its lowest element (walking next from e meets no lower element before e again). Chains and
+//    cycles share no byte, so threads take ranges of heads and leaders;
+//  * a packed R x C matrix transposed onto itself (or a batch of them) is done with block-sized
+//    moves instead (InPlaceTranspose): either blocks of c rows (c | R) transposed through a buffer,
+//    then the R/c x C matrix of c-element chunks transposed, or the R x C/c matrix of c-element
+//    chunks transposed first, then blocks of c columns (c | C), now contiguous R x c matrices, each
+//    through the buffer. A chunk transpose follows the cycles of its permutation (leader: the
+//    lowest position), one chunk held at a time;
+//  * anything else (a walk that is not nested, e.g. a zero input stride in some dims, or tensors
+//    lying a fraction of an element apart): a copy of the whole input span, then the plan from it.
 
 // Partial overlap of rising walks is processed in chunks of at most this many bytes (one stays in
 // L1), a window of at most kOverlapWindowBytes of them at a time with threads.
@@ -75,6 +95,15 @@ constexpr size_t kOverlapWindowBytes = size_t{512} << 10;
 constexpr size_t kOverlapDirectBytes = 256;
 // One mirror tile; a task holds two.
 constexpr size_t kSwapTileBytes = size_t{16} << 10;
+// Walks that no chunk order makes exact: an input span of at most this many bytes is copied whole;
+// an in-place transpose stages blocks through at most this many bytes over all threads (both
+// changed by tests through SetPartialOverlapLimits).
+constexpr uint64_t kSmallInputCopyBytes = uint64_t{1} << 20;
+constexpr uint64_t kTransposeStagingBytes = uint64_t{1} << 20;
+std::atomic<uint64_t> small_input_copy_bytes{kSmallInputCopyBytes};
+std::atomic<uint64_t> transpose_staging_bytes{kTransposeStagingBytes};
+// Elements of a chain that the element-map follower computes with one kernel call.
+constexpr size_t kChainBatch = 256;
 
 // Temporary memory of the calling thread's last partially overlapping Run (see cpu_backend.h).
 thread_local uint64_t last_overlap_staging_bytes = 0;
@@ -553,6 +582,314 @@ class SwappedTiles {
   uint64_t total_ = 1;
 };
 
+// Walks that are both invertible, a whole number of elements apart (the Note's element map):
+// follows the chains and cycles of next(x), the element whose input x's output overwrites.
+class ElementChains {
+ public:
+  ElementChains(const KernelTable& table, const Plan& plan, const std::byte* input,
+                std::byte* output, int threads)
+      : kernel_(table.Contiguous(plan.function, plan.type)),
+        esize_(plan.element_size),
+        rank_(plan.rank),
+        count_(plan.element_count),
+        input_(input),
+        output_(output),
+        threads_(ThreadsFor(threads, 2 * plan.element_count * plan.element_size)) {
+    uint64_t weight = 1;
+    for (int d = rank_ - 1; d >= 0; --d) {
+      size_[d] = plan.sizes[d];
+      in_[d] = plan.input_strides[d];
+      out_[d] = plan.output_strides[d];
+      weight_[d] = weight;
+      weight *= size_[d];
+      if (in_[d] < 0) in_low_ += static_cast<int64_t>(size_[d] - 1) * in_[d];
+      in_order_[d] = out_order_[d] = d;
+    }
+    const auto by = [](const std::array<int64_t, kMaxRank>& s) {
+      return [&s](int a, int b) { return StrideMagnitude(s[a]) > StrideMagnitude(s[b]); };
+    };
+    std::sort(in_order_.begin(), in_order_.begin() + rank_, by(in_));
+    std::sort(out_order_.begin(), out_order_.begin() + rank_, by(out_));
+    // A whole number of elements (RunPartialOverlap checks); both lie in one buffer.
+    distance_ = static_cast<int64_t>(reinterpret_cast<uintptr_t>(output) -
+                                     reinterpret_cast<uintptr_t>(input)) /
+                static_cast<int64_t>(esize_);
+  }
+
+  // Whether the walks of `plan` at these first elements can be followed.
+  static bool Applies(const Plan& plan, const std::byte* input, const std::byte* output) {
+    const uintptr_t apart =
+        reinterpret_cast<uintptr_t>(output) - reinterpret_cast<uintptr_t>(input);
+    const uintptr_t magnitude = apart > UINTPTR_MAX / 2 ? uintptr_t{0} - apart : apart;
+    return plan.overlap.invertible && plan.rank > 0 && magnitude % plan.element_size == 0;
+  }
+
+  Status Run() const {
+    const auto tasks = static_cast<size_t>(
+        threads_ == 1 ? 1 : std::min<uint64_t>(count_, static_cast<uint64_t>(threads_) * 8));
+    last_overlap_staging_bytes = sizeof(Batch) * static_cast<uint64_t>(threads_);
+    ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t t) {
+      Batch batch;
+      const uint64_t first = count_ * t / tasks, last = count_ * (t + 1) / tasks;
+      Coords x = CoordsOf(first), y;
+      for (uint64_t e = first; e < last; ++e, Increment(x)) {
+        if (!Previous(x, y)) {  // a chain's head
+          Follow(x, e, false, batch);
+          continue;
+        }
+        if (LeadsCycle(x, e)) Follow(x, e, true, batch);
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  using Coords = std::array<uint64_t, kMaxRank>;
+  struct Batch {
+    alignas(64) std::byte raw[(kChainBatch + 1) * 8];
+    alignas(64) std::byte value[kChainBatch * 8];
+    std::byte* out[kChainBatch];
+  };
+
+  int64_t InputOffset(const Coords& x) const {  // elements from the first input element
+    int64_t o = 0;
+    for (int d = 0; d < rank_; ++d) o += static_cast<int64_t>(x[d]) * in_[d];
+    return o;
+  }
+  int64_t OutputOffset(const Coords& x) const {
+    int64_t o = 0;
+    for (int d = 0; d < rank_; ++d) o += static_cast<int64_t>(x[d]) * out_[d];
+    return o;
+  }
+  uint64_t Index(const Coords& x) const {
+    uint64_t e = 0;
+    for (int d = 0; d < rank_; ++d) e += x[d] * weight_[d];
+    return e;
+  }
+  Coords CoordsOf(uint64_t e) const {
+    Coords x{};
+    for (int d = rank_ - 1; d >= 0; --d) {
+      x[d] = e % size_[d];
+      e /= size_[d];
+    }
+    return x;
+  }
+  void Increment(Coords& x) const {
+    for (int d = rank_ - 1; d >= 0; --d) {
+      if (++x[d] < size_[d]) return;
+      x[d] = 0;
+    }
+  }
+  // The element whose output (input unless `output`) starts `offset` elements from the first
+  // output (input) element, if any: the walk is nested, so the strides from the largest down
+  // divide the offset from the walk's lowest element uniquely.
+  bool Find(int64_t offset, bool output, Coords& x) const {
+    const std::array<int64_t, kMaxRank>& stride = output ? out_ : in_;
+    const std::array<int, kMaxRank>& order = output ? out_order_ : in_order_;
+    const int64_t low = output ? 0 : in_low_;  // output strides are positive (MakePlan)
+    if (offset < low) return false;
+    uint64_t u = static_cast<uint64_t>(offset - low);
+    for (int k = 0; k < rank_; ++k) {
+      const int d = order[k];
+      const uint64_t magnitude = StrideMagnitude(stride[d]);
+      const uint64_t q = u / magnitude;
+      if (q >= size_[d]) return false;
+      u -= q * magnitude;
+      x[d] = stride[d] > 0 ? q : size_[d] - 1 - q;
+    }
+    return u == 0;
+  }
+  bool Next(const Coords& x, Coords& y) const {
+    return Find(OutputOffset(x) + distance_, false, y);
+  }
+  // The element whose output overwrites x's input.
+  bool Previous(const Coords& x, Coords& y) const {
+    return Find(InputOffset(x) - distance_, true, y);
+  }
+  // Whether x (index e, not a chain's head) is the lowest element of a cycle. Walks next and
+  // previous in turn until one meets a lower element or a chain's end (then no) or comes back to
+  // e (yes): along a chain or cycle the indices often rise one way and fall the other (a shifted
+  // transpose's chains run along diagonals), so one direction alone could walk a whole chain
+  // for each of its elements.
+  bool LeadsCycle(const Coords& x, uint64_t e) const {
+    Coords forward = x, backward = x, y;
+    while (true) {
+      if (!Next(forward, y)) return false;
+      uint64_t f = Index(y);
+      if (f <= e) return f == e;
+      forward = y;
+      if (!Previous(backward, y)) return false;
+      f = Index(y);
+      if (f <= e) return f == e;
+      backward = y;
+    }
+  }
+
+  // Runs the chain from `head` (index e), or the cycle it leads, kChainBatch elements per kernel
+  // call: each element's output is written only after the input it overwrites (next's) is read.
+  void Follow(const Coords& head, uint64_t e, bool cycle, Batch& b) const {
+    const auto esize = static_cast<ptrdiff_t>(esize_);
+    std::memcpy(b.raw, input_ + InputOffset(head) * esize, esize_);
+    Coords x = head, y;
+    for (bool done = false; !done;) {
+      size_t k = 0;
+      while (k < kChainBatch) {
+        b.out[k++] = output_ + OutputOffset(x) * esize;
+        // A cycle ends at the element whose output is the leader's input, read first.
+        if (!Next(x, y) || (cycle && Index(y) == e)) {
+          done = true;
+          break;
+        }
+        std::memcpy(b.raw + k * esize_, input_ + InputOffset(y) * esize, esize_);
+        x = y;
+      }
+      kernel_(b.raw, b.value, k);
+      for (size_t i = 0; i < k; ++i) std::memcpy(b.out[i], b.value + i * esize_, esize_);
+      if (!done) std::memcpy(b.raw, b.raw + k * esize_, esize_);  // x's input, read already
+    }
+  }
+
+  ContiguousKernel kernel_;
+  size_t esize_;
+  int rank_;
+  uint64_t count_;
+  const std::byte* input_;
+  std::byte* output_;
+  int threads_;
+  std::array<uint64_t, kMaxRank> size_{}, weight_{};
+  std::array<int64_t, kMaxRank> in_{}, out_{};
+  std::array<int, kMaxRank> in_order_{}, out_order_{};  // dims by stride magnitude, largest first
+  int64_t in_low_ = 0;                                  // the lowest input element's offset
+  int64_t distance_ = 0;                                // first output - first input, elements
+};
+
+// The largest divisor of n that is at most `cap` (0 when cap is 0).
+uint64_t LargestDivisorAtMost(uint64_t n, uint64_t cap) {
+  if (cap >= n) return n;
+  uint64_t best = 0;
+  for (uint64_t d = 1; d <= n / d; ++d) {
+    if (n % d != 0) continue;
+    if (d <= cap) best = std::max(best, d);
+    if (n / d <= cap) best = std::max(best, n / d);
+  }
+  return best;
+}
+
+// A packed R x C matrix (or a batch of them, one after another) transposed onto itself: the
+// input's element (i, j) at i * C + j, its output at j * R + i (the Note's block moves).
+class InPlaceTranspose {
+ public:
+  // Whether `plan` at these first elements is one: dims (batch,) C, R with input strides
+  // (R * C,) 1, C and output strides (R * C,) R, 1, input and output at the same address.
+  static bool Applies(const Plan& plan, const std::byte* input, const std::byte* output) {
+    const int r = plan.rank;
+    if (input != output || r < 2 || r > 3) return false;
+    const uint64_t columns = plan.sizes[r - 2], rows = plan.sizes[r - 1];
+    const auto c = static_cast<int64_t>(columns), rr = static_cast<int64_t>(rows);
+    if (plan.input_strides[r - 2] != 1 || plan.input_strides[r - 1] != c ||
+        plan.output_strides[r - 2] != rr || plan.output_strides[r - 1] != 1) {
+      return false;
+    }
+    return r == 2 || (plan.input_strides[0] == c * rr && plan.output_strides[0] == c * rr);
+  }
+
+  InPlaceTranspose(const KernelTable& table, const Plan& plan, std::byte* base, int threads)
+      : transpose_(table.Transposed(plan.function, plan.type)),
+        esize_(plan.element_size),
+        base_(base),
+        rows_(plan.sizes[plan.rank - 1]),
+        columns_(plan.sizes[plan.rank - 2]),
+        batch_(plan.rank == 3 ? plan.sizes[0] : 1),
+        threads_(ThreadsFor(threads, 2 * plan.element_count * plan.element_size)) {
+    slot_ =
+        transpose_staging_bytes.load(std::memory_order_relaxed) / static_cast<uint64_t>(threads_);
+    // Blocks of c rows (c | R) or of c columns (c | C) that fit a thread's slot; the larger
+    // chunk wins.
+    by_rows_ = LargestDivisorAtMost(rows_, slot_ / (columns_ * esize_));
+    by_columns_ = LargestDivisorAtMost(columns_, slot_ / (rows_ * esize_));
+  }
+
+  // Whether a row or a column fits a thread's slot (else the element map is followed instead).
+  bool Feasible() const { return by_rows_ > 0 || by_columns_ > 0; }
+
+  Status Run() {
+    const uint64_t bytes = slot_ * static_cast<uint64_t>(threads_);
+    buffer_.reset(new (std::nothrow) std::byte[bytes]);
+    if (!buffer_) return StagingFailed(bytes);
+    last_overlap_staging_bytes = bytes;
+    const uint64_t matrix = rows_ * columns_ * esize_;
+    for (uint64_t m = 0; m < batch_; ++m) {
+      std::byte* const base = base_ + m * matrix;
+      if (by_rows_ >= by_columns_) {
+        const uint64_t c = by_rows_;
+        Blocks(base, rows_ / c, c * columns_, [&](std::byte* block, const std::byte* staged) {
+          transpose_(staged, static_cast<ptrdiff_t>(columns_ * esize_), block,
+                     static_cast<ptrdiff_t>(c * esize_), columns_, c);
+        });
+        Chunks(base, rows_ / c, columns_, c * esize_);
+      } else {
+        const uint64_t c = by_columns_;
+        Chunks(base, rows_, columns_ / c, c * esize_);
+        Blocks(base, columns_ / c, rows_ * c, [&](std::byte* block, const std::byte* staged) {
+          transpose_(staged, static_cast<ptrdiff_t>(c * esize_), block,
+                     static_cast<ptrdiff_t>(rows_ * esize_), c, rows_);
+        });
+      }
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // Each of `count` blocks of `elements` at `base`: copied to a thread's slot, then
+  // write(block, staged) computes it back in place.
+  template <class Write>
+  void Blocks(std::byte* base, uint64_t count, uint64_t elements, const Write& write) const {
+    const uint64_t bytes = elements * esize_;
+    const auto tasks = static_cast<size_t>(std::min<uint64_t>(count, threads_));
+    ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t t) {
+      std::byte* const slot = buffer_.get() + t * slot_;
+      for (uint64_t i = count * t / tasks; i < count * (t + 1) / tasks; ++i) {
+        std::byte* const block = base + i * bytes;
+        std::memcpy(slot, block, bytes);
+        write(block, slot);
+      }
+    });
+  }
+  // The K x N matrix of `chunk`-byte chunks at `base` transposed in place: the chunk at
+  // i * N + j moves to j * K + i. Each cycle of the permutation runs from its lowest position,
+  // holding one chunk in a thread's slot.
+  void Chunks(std::byte* base, uint64_t k, uint64_t n, uint64_t chunk) const {
+    const uint64_t total = k * n;
+    // The position whose chunk moves to x.
+    const auto source = [k, n](uint64_t x) { return x % k * n + x / k; };
+    const auto tasks = static_cast<size_t>(std::min<uint64_t>(total, threads_));
+    ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t t) {
+      std::byte* const slot = buffer_.get() + t * slot_;
+      for (uint64_t s = total * t / tasks; s < total * (t + 1) / tasks; ++s) {
+        uint64_t y = source(s);
+        if (y == s) continue;
+        while (y > s) y = source(y);
+        if (y != s) continue;  // a lower position leads this cycle
+        std::memcpy(slot, base + s * chunk, chunk);
+        uint64_t x = s;
+        for (y = source(x); y != s; x = y, y = source(y)) {
+          std::memcpy(base + x * chunk, base + y * chunk, chunk);
+        }
+        std::memcpy(base + x * chunk, slot, chunk);
+      }
+    });
+  }
+
+  TransposedKernel transpose_;
+  size_t esize_;
+  std::byte* base_;
+  uint64_t rows_, columns_, batch_;
+  int threads_;
+  uint64_t slot_;                  // staging bytes per thread
+  uint64_t by_rows_, by_columns_;  // the block heights and widths that fit, 0 when none
+  std::unique_ptr<std::byte[]> buffer_;
+};
+
 // The Note's last resort: the plan from a copy of the whole input span.
 Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::byte* input,
                         std::byte* output, int threads) {
@@ -584,6 +921,14 @@ Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::b
           plan.overlap.swap_distance) {
     return SwappedTiles(table, plan, first_in, first_out, threads).Run();
   }
+  if (plan.input_span > small_input_copy_bytes.load(std::memory_order_relaxed) &&
+      ElementChains::Applies(plan, first_in, first_out)) {
+    if (InPlaceTranspose::Applies(plan, first_in, first_out)) {
+      InPlaceTranspose transpose(table, plan, first_out, threads);
+      if (transpose.Feasible()) return transpose.Run();
+    }
+    return ElementChains(table, plan, first_in, first_out, threads).Run();
+  }
   return RunFromInputCopy(table, plan, input, output, threads);
 }
 
@@ -592,5 +937,10 @@ Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::b
 namespace eltwise {
 
 uint64_t LastOverlapStagingBytes() { return cpu::last_overlap_staging_bytes; }
+
+void SetPartialOverlapLimits(uint64_t copy_bytes, uint64_t transpose_bytes) {
+  cpu::small_input_copy_bytes.store(copy_bytes, std::memory_order_relaxed);
+  cpu::transpose_staging_bytes.store(transpose_bytes, std::memory_order_relaxed);
+}
 
 }  // namespace eltwise
