@@ -12,22 +12,26 @@
 namespace eltwise::bench {
 
 enum class Layout {
-  kContiguous,        // packed input and output
-  kInPlace,           // packed, the output is the input
-  kTransposed,        // a square matrix read column-wise, written row-major
-  kBroadcast,         // one input element to every output element (input stride 0)
-  kRows,              // rows of 1000 elements in a pitch of 1024, in and out
-  kGathered2,         // every 2nd (3rd, 4th) input element into a packed output
-  kGathered3,         //
-  kGathered4,         //
-  kOverlap,           // rows compacted within their own buffer
-  kOverlapCross,      // the same, the output meeting its input at the middle row
-  kOverlapTranspose,  // a square matrix transposed onto itself
-  kOverlapReverse,    // a vector reversed onto itself
+  kContiguous,             // packed input and output
+  kInPlace,                // packed, the output is the input
+  kTransposed,             // a square matrix read column-wise, written row-major
+  kBroadcast,              // one input element to every output element (input stride 0)
+  kRows,                   // rows of 1000 elements in a pitch of 1024, in and out
+  kGathered2,              // every 2nd (3rd, 4th) input element into a packed output
+  kGathered3,              //
+  kGathered4,              //
+  kOverlap,                // rows compacted within their own buffer
+  kOverlapCross,           // the same, the output meeting its input at the middle row
+  kOverlapTranspose,       // a square matrix transposed onto itself
+  kOverlapReverse,         // a vector reversed onto itself
+  kOverlapTransposeWide,   // a side x 2 side matrix transposed onto itself
+  kOverlapReverseShifted,  // a vector reversed, the output a quarter of it further on
+  kOverlapPermute,         // (a, b, 64) with a and b swapped onto itself (a != b)
 };
 
 // "contiguous", "inplace", "transposed", "broadcast", "rows", "gathered", "gathered3",
-// "gathered4", "overlap", "overlap_cross", "overlap_transpose", "overlap_reverse".
+// "gathered4", "overlap", "overlap_cross", "overlap_transpose", "overlap_reverse",
+// "overlap_transpose_wide", "overlap_reverse_shifted", "overlap_permute".
 std::optional<Layout> ParseLayout(std::string_view name);
 
 // The layouts timed unless others are asked for.
@@ -38,7 +42,10 @@ inline constexpr std::string_view kLayoutsHelp =
     "Layouts: contiguous inplace transposed broadcast rows gathered (input stride 2) gathered3 "
     "gathered4 (input strides 3 and 4) overlap (rows compacted within their own buffer) "
     "overlap_cross (the same, output meeting its input at the middle row) overlap_transpose (a "
-    "square matrix transposed onto itself) overlap_reverse (a vector reversed onto itself)";
+    "square matrix transposed onto itself) overlap_reverse (a vector reversed onto itself) "
+    "overlap_transpose_wide (a side x 2 side matrix transposed onto itself) "
+    "overlap_reverse_shifted (a vector reversed, the output a quarter of it further on) "
+    "overlap_permute (dims a, b of (a, b, 64) swapped onto itself, a = 2 b)";
 
 // The tensors of one layout.
 struct Shapes {

@@ -80,7 +80,8 @@ namespace {
 //    then the R/c x C matrix of c-element chunks transposed, or the R x C/c matrix of c-element
 //    chunks transposed first, then blocks of c columns (c | C), now contiguous R x c matrices, each
 //    through the buffer. A chunk transpose follows the cycles of its permutation (leader: the
-//    lowest position), one chunk held at a time;
+//    lowest position), one chunk held at a time. A matrix of cells (an inner dim packed in both
+//    walks, e.g. two outer dims swapped) is one chunk transpose, f applied as cells move;
 //  * anything else (a walk that is not nested, e.g. a zero input stride in some dims, or tensors
 //    lying a fraction of an element apart): a copy of the whole input span, then the plan from it.
 
@@ -100,6 +101,8 @@ constexpr size_t kSwapTileBytes = size_t{16} << 10;
 // changed by tests through SetPartialOverlapLimits).
 constexpr uint64_t kSmallInputCopyBytes = uint64_t{1} << 20;
 constexpr uint64_t kTransposeStagingBytes = uint64_t{1} << 20;
+// Of which each thread's bitmap of decided cycle positions takes at most this much.
+constexpr uint64_t kMaxMarkBytes = uint64_t{64} << 10;
 std::atomic<uint64_t> small_input_copy_bytes{kSmallInputCopyBytes};
 std::atomic<uint64_t> transpose_staging_bytes{kTransposeStagingBytes};
 // Elements of a chain that the element-map follower computes with one kernel call.
@@ -763,6 +766,22 @@ class ElementChains {
   int64_t distance_ = 0;                                // first output - first input, elements
 };
 
+// x / d for every x below a limit, by a multiplication when the limit and d fit in 32 bits
+// (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019: exact for all 32-bit x
+// and d >= 2), else by a division.
+class Divider {
+ public:
+  Divider(uint64_t d, uint64_t limit)
+      : d_(d), m_(d >= 2 ? UINT64_MAX / d + 1 : 0), fast_(d >= 2 && limit <= (uint64_t{1} << 32)) {}
+  uint64_t Quotient(uint64_t x) const {
+    return fast_ ? static_cast<uint64_t>((static_cast<unsigned __int128>(m_) * x) >> 64) : x / d_;
+  }
+
+ private:
+  uint64_t d_, m_;
+  bool fast_;
+};
+
 // The largest divisor of n that is at most `cap` (0 when cap is 0).
 uint64_t LargestDivisorAtMost(uint64_t n, uint64_t cap) {
   if (cap >= n) return n;
@@ -775,64 +794,88 @@ uint64_t LargestDivisorAtMost(uint64_t n, uint64_t cap) {
   return best;
 }
 
-// A packed R x C matrix (or a batch of them, one after another) transposed onto itself: the
-// input's element (i, j) at i * C + j, its output at j * R + i (the Note's block moves).
+// A packed R x C matrix of cells of k elements (k = 1: of elements), or a batch of them one after
+// another, transposed onto itself: the input's cell (i, j) at (i * C + j) * k, its output at
+// (j * R + i) * k (the Note's block moves).
 class InPlaceTranspose {
  public:
-  // Whether `plan` at these first elements is one: dims (batch,) C, R with input strides
-  // (R * C,) 1, C and output strides (R * C,) R, 1, input and output at the same address.
+  // Whether `plan` at these first elements is one: dims (batch,) C, R(, k) with input strides
+  // (R * C * k,) k, C * k(, 1) and output strides (R * C * k,) R * k, k(, 1), input and output
+  // at the same address.
   static bool Applies(const Plan& plan, const std::byte* input, const std::byte* output) {
-    const int r = plan.rank;
-    if (input != output || r < 2 || r > 3) return false;
-    const uint64_t columns = plan.sizes[r - 2], rows = plan.sizes[r - 1];
-    const auto c = static_cast<int64_t>(columns), rr = static_cast<int64_t>(rows);
-    if (plan.input_strides[r - 2] != 1 || plan.input_strides[r - 1] != c ||
-        plan.output_strides[r - 2] != rr || plan.output_strides[r - 1] != 1) {
+    const Shape s = ShapeOf(plan);
+    if (input != output || s.matrix_rank < 2 || s.matrix_rank > 3) return false;
+    const int r = s.matrix_rank;
+    const auto k = static_cast<int64_t>(s.cell), c = static_cast<int64_t>(s.columns),
+               rr = static_cast<int64_t>(s.rows);
+    if (plan.input_strides[r - 2] != k || plan.input_strides[r - 1] != c * k ||
+        plan.output_strides[r - 2] != rr * k || plan.output_strides[r - 1] != k) {
       return false;
     }
-    return r == 2 || (plan.input_strides[0] == c * rr && plan.output_strides[0] == c * rr);
+    return r == 2 || (plan.input_strides[0] == c * rr * k && plan.output_strides[0] == c * rr * k);
   }
 
   InPlaceTranspose(const KernelTable& table, const Plan& plan, std::byte* base, int threads)
       : transpose_(table.Transposed(plan.function, plan.type)),
+        kernel_(table.Contiguous(plan.function, plan.type)),
         esize_(plan.element_size),
         base_(base),
-        rows_(plan.sizes[plan.rank - 1]),
-        columns_(plan.sizes[plan.rank - 2]),
-        batch_(plan.rank == 3 ? plan.sizes[0] : 1),
+        shape_(ShapeOf(plan)),
         threads_(ThreadsFor(threads, 2 * plan.element_count * plan.element_size)) {
-    slot_ =
+    // Each thread's area: a slot (blocks and chunks) and a bitmap marking the positions of a
+    // window whose cycle is decided (up to a quarter of the area, at most kMaxMarkBytes).
+    const uint64_t area =
         transpose_staging_bytes.load(std::memory_order_relaxed) / static_cast<uint64_t>(threads_);
-    // Blocks of c rows (c | R) or of c columns (c | C) that fit a thread's slot; the larger
-    // chunk wins.
-    by_rows_ = LargestDivisorAtMost(rows_, slot_ / (columns_ * esize_));
-    by_columns_ = LargestDivisorAtMost(columns_, slot_ / (rows_ * esize_));
+    mark_words_ = std::max<uint64_t>(1, std::min(area / 4, kMaxMarkBytes) / 8);
+    slot_ = std::max<uint64_t>(8, area - std::min(area, mark_words_ * 8)) / 8 * 8;
+    area_ = slot_ + mark_words_ * 8;
+    // Elements: blocks of c rows (c | R) or of c columns (c | C) that fit a thread's slot; the
+    // larger chunk wins.
+    if (shape_.cell == 1) {
+      by_rows_ = LargestDivisorAtMost(shape_.rows, slot_ / (shape_.columns * esize_));
+      by_columns_ = LargestDivisorAtMost(shape_.columns, slot_ / (shape_.rows * esize_));
+    }
   }
 
-  // Whether a row or a column fits a thread's slot (else the element map is followed instead).
-  bool Feasible() const { return by_rows_ > 0 || by_columns_ > 0; }
+  // Whether cells are moved, or a row or a column fits a thread's slot (else the element map is
+  // followed instead).
+  bool Feasible() const { return shape_.cell > 1 || by_rows_ > 0 || by_columns_ > 0; }
 
   Status Run() {
-    const uint64_t bytes = slot_ * static_cast<uint64_t>(threads_);
-    buffer_.reset(new (std::nothrow) std::byte[bytes]);
+    const uint64_t bytes = area_ * static_cast<uint64_t>(threads_);
+    buffer_.reset(new (std::nothrow) uint64_t[bytes / 8]);
     if (!buffer_) return StagingFailed(bytes);
     last_overlap_staging_bytes = bytes;
-    const uint64_t matrix = rows_ * columns_ * esize_;
-    for (uint64_t m = 0; m < batch_; ++m) {
+    const uint64_t rows = shape_.rows, columns = shape_.columns;
+    const uint64_t cell = shape_.cell * esize_, matrix = rows * columns * cell;
+    const auto copy = [](const std::byte* from, std::byte* to, size_t n) {
+      if (from != to) std::memcpy(to, from, n);
+    };
+    for (uint64_t m = 0; m < shape_.batch; ++m) {
       std::byte* const base = base_ + m * matrix;
-      if (by_rows_ >= by_columns_) {
+      if (shape_.cell > 1) {
+        // Cells moved whole, f applied on the way; cells larger than a slot in slot-sized
+        // pieces, each piece position permuted like the cells.
+        const uint64_t piece = slot_ / esize_ * esize_;
+        for (uint64_t at = 0; at < cell; at += piece) {
+          const auto compute = [this](const std::byte* from, std::byte* to, size_t n) {
+            kernel_(from, to, n / esize_);
+          };
+          Chunks(base + at, rows, columns, cell, std::min(piece, cell - at), compute);
+        }
+      } else if (by_rows_ >= by_columns_) {
         const uint64_t c = by_rows_;
-        Blocks(base, rows_ / c, c * columns_, [&](std::byte* block, const std::byte* staged) {
-          transpose_(staged, static_cast<ptrdiff_t>(columns_ * esize_), block,
-                     static_cast<ptrdiff_t>(c * esize_), columns_, c);
+        Blocks(base, rows / c, c * columns, [&](std::byte* block, const std::byte* staged) {
+          transpose_(staged, static_cast<ptrdiff_t>(columns * esize_), block,
+                     static_cast<ptrdiff_t>(c * esize_), columns, c);
         });
-        Chunks(base, rows_ / c, columns_, c * esize_);
+        Chunks(base, rows / c, columns, c * esize_, c * esize_, copy);
       } else {
         const uint64_t c = by_columns_;
-        Chunks(base, rows_, columns_ / c, c * esize_);
-        Blocks(base, columns_ / c, rows_ * c, [&](std::byte* block, const std::byte* staged) {
+        Chunks(base, rows, columns / c, c * esize_, c * esize_, copy);
+        Blocks(base, columns / c, rows * c, [&](std::byte* block, const std::byte* staged) {
           transpose_(staged, static_cast<ptrdiff_t>(c * esize_), block,
-                     static_cast<ptrdiff_t>(rows_ * esize_), c, rows_);
+                     static_cast<ptrdiff_t>(rows * esize_), c, rows);
         });
       }
     }
@@ -840,6 +883,26 @@ class InPlaceTranspose {
   }
 
  private:
+  struct Shape {
+    int matrix_rank;  // the plan's rank without the cell dim
+    uint64_t rows, columns, cell, batch;
+  };
+  static Shape ShapeOf(const Plan& plan) {
+    Shape s{plan.rank, 0, 0, 1, 1};
+    // Cells: an innermost dim packed in both walks.
+    if (plan.rank >= 3 && plan.input_strides[plan.rank - 1] == 1 &&
+        plan.output_strides[plan.rank - 1] == 1) {
+      s.matrix_rank = plan.rank - 1;
+      s.cell = plan.sizes[plan.rank - 1];
+    }
+    if (s.matrix_rank >= 2) {
+      s.columns = plan.sizes[s.matrix_rank - 2];
+      s.rows = plan.sizes[s.matrix_rank - 1];
+      if (s.matrix_rank == 3) s.batch = plan.sizes[0];
+    }
+    return s;
+  }
+
   // Each of `count` blocks of `elements` at `base`: copied to a thread's slot, then
   // write(block, staged) computes it back in place.
   template <class Write>
@@ -847,7 +910,7 @@ class InPlaceTranspose {
     const uint64_t bytes = elements * esize_;
     const auto tasks = static_cast<size_t>(std::min<uint64_t>(count, threads_));
     ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t t) {
-      std::byte* const slot = buffer_.get() + t * slot_;
+      std::byte* const slot = Slot(t);
       for (uint64_t i = count * t / tasks; i < count * (t + 1) / tasks; ++i) {
         std::byte* const block = base + i * bytes;
         std::memcpy(slot, block, bytes);
@@ -855,39 +918,81 @@ class InPlaceTranspose {
       }
     });
   }
-  // The K x N matrix of `chunk`-byte chunks at `base` transposed in place: the chunk at
-  // i * N + j moves to j * K + i. Each cycle of the permutation runs from its lowest position,
-  // holding one chunk in a thread's slot.
-  void Chunks(std::byte* base, uint64_t k, uint64_t n, uint64_t chunk) const {
+  std::byte* Slot(size_t t) const {
+    return reinterpret_cast<std::byte*>(buffer_.get()) + t * area_;
+  }
+  uint64_t* Marks(size_t t) const { return buffer_.get() + (t * area_ + slot_) / 8; }
+
+  // The K x N matrix of chunks at `base` (`stride` bytes apart, `chunk` bytes each, at most a
+  // slot) transposed in place: the chunk at i * N + j moves to j * K + i, by move(from, to,
+  // bytes) (distinct chunks or from the slot; fixed chunks onto themselves). Each cycle of the
+  // permutation runs from its lowest position, holding one chunk in a thread's slot. Whether s
+  // leads its cycle: walking the cycle from s meets no lower position before s again. Threads
+  // take ranges of s, each range in windows of one bitmap: positions of the window that a walk
+  // passes are marked and need no walk of their own (their cycle is decided, run by a lower
+  // leader or by this one), which keeps the walks near one step per position.
+  template <class Move>
+  void Chunks(std::byte* base, uint64_t k, uint64_t n, uint64_t stride, uint64_t chunk,
+              const Move& move) const {
     const uint64_t total = k * n;
+    const Divider by_k(k, total);
     // The position whose chunk moves to x.
-    const auto source = [k, n](uint64_t x) { return x % k * n + x / k; };
+    const auto source = [&](uint64_t x) {
+      const uint64_t q = by_k.Quotient(x);
+      return (x - q * k) * n + q;
+    };
+    const auto prefetch = [&](uint64_t x) {
+      const std::byte* p = base + x * stride;
+      for (uint64_t b = 0; b < std::min<uint64_t>(chunk, 256); b += 64) __builtin_prefetch(p + b);
+    };
+    const uint64_t window = mark_words_ * 64;
     const auto tasks = static_cast<size_t>(std::min<uint64_t>(total, threads_));
     ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t t) {
-      std::byte* const slot = buffer_.get() + t * slot_;
-      for (uint64_t s = total * t / tasks; s < total * (t + 1) / tasks; ++s) {
-        uint64_t y = source(s);
-        if (y == s) continue;
-        while (y > s) y = source(y);
-        if (y != s) continue;  // a lower position leads this cycle
-        std::memcpy(slot, base + s * chunk, chunk);
-        uint64_t x = s;
-        for (y = source(x); y != s; x = y, y = source(y)) {
-          std::memcpy(base + x * chunk, base + y * chunk, chunk);
+      std::byte* const slot = Slot(t);
+      uint64_t* const marks = Marks(t);
+      const uint64_t last = total * (t + 1) / tasks;
+      for (uint64_t w = total * t / tasks; w < last; w += window) {
+        const uint64_t end = std::min(last, w + window);
+        std::fill(marks, marks + mark_words_, uint64_t{0});
+        for (uint64_t s = w; s < end; ++s) {
+          if ((marks[(s - w) / 64] >> ((s - w) % 64) & 1u) != 0) continue;
+          uint64_t y = source(s);
+          if (y == s) {
+            move(base + s * stride, base + s * stride, chunk);  // a no-op for a copy
+            continue;
+          }
+          for (; y > s; y = source(y)) {
+            if (y < end) marks[(y - w) / 64] |= uint64_t{1} << ((y - w) % 64);
+          }
+          if (y != s) continue;  // a lower position leads this cycle
+          std::memcpy(slot, base + s * stride, chunk);
+          // The moves' sources are known ahead: fetch a few of them early.
+          constexpr int kAhead = 8;
+          uint64_t x = s, ahead = source(s);
+          for (int i = 0; i < kAhead && ahead != s; ++i, ahead = source(ahead)) prefetch(ahead);
+          for (y = source(x); y != s; x = y, y = source(y)) {
+            if (ahead != s) {
+              prefetch(ahead);
+              ahead = source(ahead);
+            }
+            move(base + y * stride, base + x * stride, chunk);
+          }
+          move(slot, base + x * stride, chunk);
         }
-        std::memcpy(base + x * chunk, slot, chunk);
       }
     });
   }
 
   TransposedKernel transpose_;
+  ContiguousKernel kernel_;
   size_t esize_;
   std::byte* base_;
-  uint64_t rows_, columns_, batch_;
+  Shape shape_;
   int threads_;
-  uint64_t slot_;                  // staging bytes per thread
-  uint64_t by_rows_, by_columns_;  // the block heights and widths that fit, 0 when none
-  std::unique_ptr<std::byte[]> buffer_;
+  uint64_t area_, slot_;                   // bytes per thread, of them for blocks and chunks
+  uint64_t mark_words_;                    // the rest: a bitmap of this many words
+  uint64_t by_rows_ = 0, by_columns_ = 0;  // the block heights and widths that fit, 0 when none
+  std::unique_ptr<uint64_t[]> buffer_;     // the threads' areas
 };
 
 // The Note's last resort: the plan from a copy of the whole input span.
