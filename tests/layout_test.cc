@@ -473,6 +473,28 @@ TEST(Layout, PartialOverlapFollowsTheElementMap) {
   }
 }
 
+// A vector reversed onto itself at every distance in whole elements (pairs of tiles, the elements
+// without a partner alone), and a fraction of an element away (copied), with the copy limit at 0.
+TEST(Layout, PartialOverlapShiftedReversals) {
+  const OverlapLimits limits(0, 0);
+  for (const DataType type : kOneOfEachSize) {
+    const auto e = static_cast<int64_t>(ElementSize(type));
+    for (const int64_t n : {int64_t{1}, int64_t{2}, int64_t{7}, int64_t{100}, int64_t{20001}}) {
+      const auto un = static_cast<uint64_t>(n);
+      const int64_t step = n > 100 ? 997 : 1;
+      for (int64_t shift = -n - 2; shift <= n + 2; shift += step) {
+        SCOPED_TRACE(std::string(Name(type)) + " n=" + std::to_string(n) + " shift " +
+                     std::to_string(shift));
+        const int threads = shift % 3 == 0 ? 2 : 1;
+        RunShifted(OverlapDesc(static_cast<int>(shift & 1), type, {un}, {-1}, {1}), shift * e,
+                   threads);
+        if (n == 100 && e > 1) RunShifted(OverlapDesc(0, type, {un}, {-1}, {1}), shift * e + 1);
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
 // Tensors larger than every limit, at the default limits: a non-square transpose of each element
 // size, a batch of them, a shifted transpose, shifted reversals and a 3-d permutation.
 TEST(Layout, PartialOverlapLargerThanTheLimits) {

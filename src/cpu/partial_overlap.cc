@@ -75,6 +75,10 @@ namespace {
 //    runs from its head (prev, found by dividing by the output strides, is none), a cycle from
 //    its lowest element (walking next from e meets no lower element before e again). Chains and
 //    cycles share no byte, so threads take ranges of heads and leaders;
+//  * a packed vector reversed onto itself at another distance than the mirror one is done in
+//    tiles instead (ShiftedReversal): element i's output is the input of P - i and the reverse,
+//    so pairs of tiles {T, P - T} are read, then written, in any order; elements whose partner
+//    lies outside the vector touch no other element's input;
 //  * a packed R x C matrix transposed onto itself (or a batch of them) is done with block-sized
 //    moves instead (InPlaceTranspose): either blocks of c rows (c | R) transposed through a buffer,
 //    then the R/c x C matrix of c-element chunks transposed, or the R x C/c matrix of c-element
@@ -766,6 +770,95 @@ class ElementChains {
   int64_t distance_ = 0;                                // first output - first input, elements
 };
 
+// A packed vector reversed onto itself at another distance than the mirror one (the Note's
+// shifted reversal): element i's output overwrites the input of P - i, whose output overwrites
+// i's input, so pairs of tiles {T, P - T} are read whole before either is written, in any order;
+// elements whose partner lies outside the vector touch no other element's input.
+class ShiftedReversal {
+ public:
+  // Whether `plan` at these first elements is one: rank 1, input stride -1, output stride 1, the
+  // input's first (highest) element a whole number of elements from the output's first.
+  static bool Applies(const Plan& plan, const std::byte* input, const std::byte* output) {
+    if (plan.rank != 1 || plan.input_strides[0] != -1 || plan.output_strides[0] != 1) return false;
+    const uintptr_t apart =
+        reinterpret_cast<uintptr_t>(input) - reinterpret_cast<uintptr_t>(output);
+    const uintptr_t magnitude = apart > UINTPTR_MAX / 2 ? uintptr_t{0} - apart : apart;
+    return magnitude % plan.element_size == 0;
+  }
+
+  ShiftedReversal(const KernelTable& table, const Plan& plan, const std::byte* input,
+                  std::byte* output, int threads)
+      : staging_(table, plan),
+        input_(input),
+        output_(output),
+        n_(static_cast<int64_t>(plan.sizes[0])),
+        threads_(ThreadsFor(threads, 2 * plan.element_count * plan.element_size)) {
+    // in(P - i) = input - (P - i) = output + i = out(i), in elements.
+    partner_ = static_cast<int64_t>(reinterpret_cast<uintptr_t>(input) -
+                                    reinterpret_cast<uintptr_t>(output)) /
+               static_cast<int64_t>(plan.element_size);
+    tile_ = static_cast<int64_t>(kSwapTileBytes / plan.element_size);
+    // Paired elements: [lo, hi], both i and P - i in the vector; i < half pairs with one above.
+    lo_ = std::max<int64_t>(0, partner_ - (n_ - 1));
+    hi_ = std::min<int64_t>(n_ - 1, partner_);
+    half_ = lo_ <= hi_ ? std::max(lo_, (partner_ + 1) / 2) : 0;
+    if (lo_ > hi_) lo_ = hi_ = n_;  // none: every element is free
+    free_low_ = Tiles(lo_);
+    free_high_ = Tiles(hi_ >= n_ ? 0 : n_ - 1 - hi_);
+    pairs_ = lo_ < half_ ? Tiles(half_ - lo_) : 0;
+  }
+
+  Status Run() const {
+    last_overlap_staging_bytes =
+        2 * static_cast<uint64_t>(tile_) * staging_.esize * static_cast<uint64_t>(threads_);
+    const bool fixed = lo_ <= hi_ && hi_ < n_ && partner_ % 2 == 0;  // i = P / 2 onto itself
+    const auto tasks = static_cast<size_t>(free_low_ + free_high_ + pairs_ + (fixed ? 1 : 0));
+    ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t task) {
+      alignas(64) std::byte tiles[2][kSwapTileBytes];
+      auto t = static_cast<int64_t>(task);
+      if (t < free_low_) return Stage(t * tile_, std::min(lo_, (t + 1) * tile_), tiles[0]);
+      t -= free_low_;
+      if (t < free_high_) {
+        return Stage(hi_ + 1 + t * tile_, std::min(n_, hi_ + 1 + (t + 1) * tile_), tiles[0]);
+      }
+      t -= free_high_;
+      if (t == pairs_) return Stage(partner_ / 2, partner_ / 2 + 1, tiles[0]);
+      const int64_t a = lo_ + t * tile_, b = std::min(half_, a + tile_);
+      Read(a, b, tiles[0]);
+      Read(partner_ - b + 1, partner_ - a + 1, tiles[1]);
+      Write(a, b, tiles[0]);
+      Write(partner_ - b + 1, partner_ - a + 1, tiles[1]);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t Tiles(int64_t elements) const { return (elements + tile_ - 1) / tile_; }
+  // Elements [a, b) through p: read, then written.
+  void Read(int64_t a, int64_t b, std::byte* p) const {
+    staging_.Read(input_ - a * static_cast<ptrdiff_t>(staging_.esize), p,
+                  static_cast<uint64_t>(b - a));
+  }
+  void Write(int64_t a, int64_t b, std::byte* p) const {
+    staging_.Write(p, output_ + a * static_cast<ptrdiff_t>(staging_.esize),
+                   static_cast<uint64_t>(b - a));
+  }
+  void Stage(int64_t a, int64_t b, std::byte* p) const {
+    Read(a, b, p);
+    Write(a, b, p);
+  }
+
+  PieceStaging staging_;
+  const std::byte* input_;
+  std::byte* output_;
+  int64_t n_;
+  int threads_;
+  int64_t partner_ = 0;  // P
+  int64_t tile_ = 1;     // elements per tile
+  int64_t lo_ = 0, hi_ = 0, half_ = 0;
+  int64_t free_low_ = 0, free_high_ = 0, pairs_ = 0;  // tiles of each kind
+};
+
 // x / d for every x below a limit, by a multiplication when the limit and d fit in 32 bits
 // (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019: exact for all 32-bit x
 // and d >= 2), else by a division.
@@ -1028,6 +1121,9 @@ Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::b
   }
   if (plan.input_span > small_input_copy_bytes.load(std::memory_order_relaxed) &&
       ElementChains::Applies(plan, first_in, first_out)) {
+    if (ShiftedReversal::Applies(plan, first_in, first_out)) {
+      return ShiftedReversal(table, plan, first_in, first_out, threads).Run();
+    }
     if (InPlaceTranspose::Applies(plan, first_in, first_out)) {
       InPlaceTranspose transpose(table, plan, first_out, threads);
       if (transpose.Feasible()) return transpose.Run();
