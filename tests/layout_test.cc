@@ -4,6 +4,7 @@
 // no element addresses must keep their fill pattern.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -473,6 +474,35 @@ TEST(Layout, PartialOverlapFollowsTheElementMap) {
   }
 }
 
+// Packed 3-d and 4-d tensors permuted onto themselves (every dim order of the input against the
+// packed output): a sequence of in-place transposes of dim groups, small limits making the small
+// tensors take the large ones' paths (a limit below some step's rows and columns: the element
+// map).
+TEST(Layout, PartialOverlapPackedPermutations) {
+  const std::vector<std::vector<uint64_t>> shapes = {
+      {3, 4, 5}, {6, 5, 7}, {16, 9, 10}, {2, 3, 4, 5}, {5, 2, 7, 3}};
+  for (const uint64_t limit : {uint64_t{64}, uint64_t{1024}, uint64_t{16384}}) {
+    const OverlapLimits limits(0, limit);
+    for (const std::vector<uint64_t>& sizes : shapes) {
+      std::vector<size_t> order(sizes.size());
+      std::iota(order.begin(), order.end(), size_t{0});
+      std::vector<size_t> packed = order;
+      int n = 0;
+      do {
+        const DataType type = kOneOfEachSize[n % 4];
+        const int threads = n % 3 == 0 ? 2 : 1;
+        SCOPED_TRACE(std::string(Name(type)) + " permutation " + std::to_string(n) + " limit " +
+                     std::to_string(limit));
+        const std::vector<int64_t> in = StoredStrides(sizes, order, 0, 0);
+        const std::vector<int64_t> out = StoredStrides(sizes, packed, 0, 0);
+        RunShifted(OverlapDesc(n % 2, type, sizes, in, out), 0, threads);
+        if (HasFailure()) return;
+        ++n;
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
+  }
+}
+
 // A vector reversed onto itself at every distance in whole elements (pairs of tiles, the elements
 // without a partner alone), and a fraction of an element away (copied), with the copy limit at 0.
 TEST(Layout, PartialOverlapShiftedReversals) {
@@ -522,10 +552,11 @@ TEST(Layout, PartialOverlapLargerThanTheLimits) {
         const uint64_t s = 96;
         const auto ss = static_cast<int64_t>(s);
         const uint64_t m = n / (s * s);
-        RunShifted(OverlapDesc(1, type, {m, s, s},
-                               {1, ss * static_cast<int64_t>(m), static_cast<int64_t>(m)},
-                               {ss * ss, ss, 1}),
-                   -3 * e, threads);
+        const OperatorDesc permuted = OverlapDesc(
+            1, type, {m, s, s}, {1, ss * static_cast<int64_t>(m), static_cast<int64_t>(m)},
+            {ss * ss, ss, 1});
+        RunShifted(permuted, -3 * e, threads);
+        RunShifted(permuted, 0, threads);  // packed: transposes of dim groups
       }
       if (HasFailure()) return;
     }

@@ -85,7 +85,9 @@ namespace {
 //    chunks transposed first, then blocks of c columns (c | C), now contiguous R x c matrices, each
 //    through the buffer. A chunk transpose follows the cycles of its permutation (leader: the
 //    lowest position), one chunk held at a time. A matrix of cells (an inner dim packed in both
-//    walks, e.g. two outer dims swapped) is one chunk transpose, f applied as cells move;
+//    walks, e.g. two outer dims swapped) is one chunk transpose, f applied as cells move. Any
+//    other permutation of packed dims onto the same bytes is a sequence of such transposes of
+//    adjacent dim groups (PackedPermutation), bits moved by all but the last, which applies f;
 //  * anything else (a walk that is not nested, e.g. a zero input stride in some dims, or tensors
 //    lying a fraction of an element apart): a copy of the whole input span, then the plan from it.
 
@@ -887,33 +889,22 @@ uint64_t LargestDivisorAtMost(uint64_t n, uint64_t cap) {
   return best;
 }
 
-// A packed R x C matrix of cells of k elements (k = 1: of elements), or a batch of them one after
-// another, transposed onto itself: the input's cell (i, j) at (i * C + j) * k, its output at
+// A batch of packed R x C matrices of cells of k elements (k = 1: of elements), one after another,
+// transposed onto themselves: the input's cell (i, j) at (i * C + j) * k, its output at
 // (j * R + i) * k (the Note's block moves).
+struct MatrixShape {
+  uint64_t batch = 1, rows = 1, columns = 1, cell = 1;
+};
 class InPlaceTranspose {
  public:
-  // Whether `plan` at these first elements is one: dims (batch,) C, R(, k) with input strides
-  // (R * C * k,) k, C * k(, 1) and output strides (R * C * k,) R * k, k(, 1), input and output
-  // at the same address.
-  static bool Applies(const Plan& plan, const std::byte* input, const std::byte* output) {
-    const Shape s = ShapeOf(plan);
-    if (input != output || s.matrix_rank < 2 || s.matrix_rank > 3) return false;
-    const int r = s.matrix_rank;
-    const auto k = static_cast<int64_t>(s.cell), c = static_cast<int64_t>(s.columns),
-               rr = static_cast<int64_t>(s.rows);
-    if (plan.input_strides[r - 2] != k || plan.input_strides[r - 1] != c * k ||
-        plan.output_strides[r - 2] != rr * k || plan.output_strides[r - 1] != k) {
-      return false;
-    }
-    return r == 2 || (plan.input_strides[0] == c * rr * k && plan.output_strides[0] == c * rr * k);
-  }
-
-  InPlaceTranspose(const KernelTable& table, const Plan& plan, std::byte* base, int threads)
-      : transpose_(table.Transposed(plan.function, plan.type)),
-        kernel_(table.Contiguous(plan.function, plan.type)),
+  // Applies `function` (kCopy: moves bits only) on the way.
+  InPlaceTranspose(const KernelTable& table, const Plan& plan, Function function,
+                   const MatrixShape& shape, std::byte* base, int threads)
+      : transpose_(table.Transposed(function, plan.type)),
+        kernel_(function == Function::kCopy ? nullptr : table.Contiguous(function, plan.type)),
         esize_(plan.element_size),
         base_(base),
-        shape_(ShapeOf(plan)),
+        shape_(shape),
         threads_(ThreadsFor(threads, 2 * plan.element_count * plan.element_size)) {
     // Each thread's area: a slot (blocks and chunks) and a bitmap marking the positions of a
     // window whose cycle is decided (up to a quarter of the area, at most kMaxMarkBytes).
@@ -934,11 +925,13 @@ class InPlaceTranspose {
   // followed instead).
   bool Feasible() const { return shape_.cell > 1 || by_rows_ > 0 || by_columns_ > 0; }
 
-  Status Run() {
-    const uint64_t bytes = area_ * static_cast<uint64_t>(threads_);
-    buffer_.reset(new (std::nothrow) uint64_t[bytes / 8]);
-    if (!buffer_) return StagingFailed(bytes);
-    last_overlap_staging_bytes = bytes;
+  // The temporary memory Run needs (the same for every shape on the same threads).
+  uint64_t StagingBytes() const { return area_ * static_cast<uint64_t>(threads_); }
+
+  // Runs in `buffer` (StagingBytes, 8-byte aligned).
+  void Run(uint64_t* buffer) {
+    buffer_ = buffer;
+    last_overlap_staging_bytes = StagingBytes();
     const uint64_t rows = shape_.rows, columns = shape_.columns;
     const uint64_t cell = shape_.cell * esize_, matrix = rows * columns * cell;
     const auto copy = [](const std::byte* from, std::byte* to, size_t n) {
@@ -950,11 +943,15 @@ class InPlaceTranspose {
         // Cells moved whole, f applied on the way; cells larger than a slot in slot-sized
         // pieces, each piece position permuted like the cells.
         const uint64_t piece = slot_ / esize_ * esize_;
+        const auto compute = [this](const std::byte* from, std::byte* to, size_t n) {
+          kernel_(from, to, n / esize_);
+        };
         for (uint64_t at = 0; at < cell; at += piece) {
-          const auto compute = [this](const std::byte* from, std::byte* to, size_t n) {
-            kernel_(from, to, n / esize_);
-          };
-          Chunks(base + at, rows, columns, cell, std::min(piece, cell - at), compute);
+          if (kernel_ == nullptr) {
+            Chunks(base + at, rows, columns, cell, std::min(piece, cell - at), copy);
+          } else {
+            Chunks(base + at, rows, columns, cell, std::min(piece, cell - at), compute);
+          }
         }
       } else if (by_rows_ >= by_columns_) {
         const uint64_t c = by_rows_;
@@ -972,30 +969,9 @@ class InPlaceTranspose {
         });
       }
     }
-    return Status::Ok();
   }
 
  private:
-  struct Shape {
-    int matrix_rank;  // the plan's rank without the cell dim
-    uint64_t rows, columns, cell, batch;
-  };
-  static Shape ShapeOf(const Plan& plan) {
-    Shape s{plan.rank, 0, 0, 1, 1};
-    // Cells: an innermost dim packed in both walks.
-    if (plan.rank >= 3 && plan.input_strides[plan.rank - 1] == 1 &&
-        plan.output_strides[plan.rank - 1] == 1) {
-      s.matrix_rank = plan.rank - 1;
-      s.cell = plan.sizes[plan.rank - 1];
-    }
-    if (s.matrix_rank >= 2) {
-      s.columns = plan.sizes[s.matrix_rank - 2];
-      s.rows = plan.sizes[s.matrix_rank - 1];
-      if (s.matrix_rank == 3) s.batch = plan.sizes[0];
-    }
-    return s;
-  }
-
   // Each of `count` blocks of `elements` at `base`: copied to a thread's slot, then
   // write(block, staged) computes it back in place.
   template <class Write>
@@ -1011,10 +987,8 @@ class InPlaceTranspose {
       }
     });
   }
-  std::byte* Slot(size_t t) const {
-    return reinterpret_cast<std::byte*>(buffer_.get()) + t * area_;
-  }
-  uint64_t* Marks(size_t t) const { return buffer_.get() + (t * area_ + slot_) / 8; }
+  std::byte* Slot(size_t t) const { return reinterpret_cast<std::byte*>(buffer_) + t * area_; }
+  uint64_t* Marks(size_t t) const { return buffer_ + (t * area_ + slot_) / 8; }
 
   // The K x N matrix of chunks at `base` (`stride` bytes apart, `chunk` bytes each, at most a
   // slot) transposed in place: the chunk at i * N + j moves to j * K + i, by move(from, to,
@@ -1080,12 +1054,56 @@ class InPlaceTranspose {
   ContiguousKernel kernel_;
   size_t esize_;
   std::byte* base_;
-  Shape shape_;
+  MatrixShape shape_;
   int threads_;
   uint64_t area_, slot_;                   // bytes per thread, of them for blocks and chunks
   uint64_t mark_words_;                    // the rest: a bitmap of this many words
   uint64_t by_rows_ = 0, by_columns_ = 0;  // the block heights and widths that fit, 0 when none
-  std::unique_ptr<uint64_t[]> buffer_;     // the threads' areas
+  uint64_t* buffer_ = nullptr;             // the threads' areas, during Run
+};
+
+// Both walks packed over the same bytes in different dim orders, onto themselves: the input's dim
+// order becomes the output's in at most rank - 1 in-place transposes, each of two adjacent groups
+// of dims ([before][G1][G2][after] -> [before][G2][G1][after]: a batch of |G1| x |G2| matrices of
+// cells of |after| elements), f applied by the last one.
+class PackedPermutation {
+ public:
+  // The steps for `plan` at these first elements; 0 when it is not such a permutation.
+  static int Steps(const Plan& plan, const std::byte* input, const std::byte* output,
+                   std::array<MatrixShape, kMaxRank>& steps) {
+    const int rank = plan.rank;
+    if (input != output || rank < 2) return 0;
+    // Each walk's dims, outermost first, must step through them packed.
+    std::array<int, kMaxRank> from{}, to{};
+    for (int d = 0; d < rank; ++d) from[d] = to[d] = d;
+    const auto packed = [&](std::array<int, kMaxRank>& order, const auto& strides) {
+      std::sort(order.begin(), order.begin() + rank,
+                [&](int a, int b) { return strides[a] > strides[b]; });
+      int64_t step = 1;
+      for (int k = rank - 1; k >= 0; --k) {
+        if (strides[order[k]] != step) return false;
+        step *= static_cast<int64_t>(plan.sizes[order[k]]);
+      }
+      return true;
+    };
+    if (!packed(from, plan.input_strides) || !packed(to, plan.output_strides)) return 0;
+    int count = 0;
+    for (int p = 0; p < rank; ++p) {
+      int q = p;
+      while (from[q] != to[p]) ++q;
+      if (q == p) continue;
+      MatrixShape& m = steps[count++];
+      for (int k = 0; k < rank; ++k) {
+        const uint64_t size = plan.sizes[from[k]];
+        if (k < p) m.batch *= size;
+        if (k >= p && k < q) m.rows *= size;
+        if (k == q) m.columns = size;
+        if (k > q) m.cell *= size;
+      }
+      std::rotate(from.begin() + p, from.begin() + q, from.begin() + q + 1);
+    }
+    return count;
+  }
 };
 
 // The Note's last resort: the plan from a copy of the whole input span.
@@ -1124,9 +1142,27 @@ Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::b
     if (ShiftedReversal::Applies(plan, first_in, first_out)) {
       return ShiftedReversal(table, plan, first_in, first_out, threads).Run();
     }
-    if (InPlaceTranspose::Applies(plan, first_in, first_out)) {
-      InPlaceTranspose transpose(table, plan, first_out, threads);
-      if (transpose.Feasible()) return transpose.Run();
+    std::array<MatrixShape, kMaxRank> steps;
+    if (const int count = PackedPermutation::Steps(plan, first_in, first_out, steps)) {
+      // Every step must fit before the first runs.
+      bool feasible = true;
+      for (int i = 0; i < count; ++i) {
+        feasible =
+            feasible &&
+            InPlaceTranspose(table, plan, Function::kCopy, steps[i], first_out, threads).Feasible();
+      }
+      if (feasible) {
+        const uint64_t bytes =
+            InPlaceTranspose(table, plan, Function::kCopy, steps[0], first_out, threads)
+                .StagingBytes();
+        const std::unique_ptr<uint64_t[]> buffer(new (std::nothrow) uint64_t[bytes / 8]);
+        if (!buffer) return StagingFailed(bytes);
+        for (int i = 0; i < count; ++i) {
+          const Function f = i + 1 == count ? plan.function : Function::kCopy;
+          InPlaceTranspose(table, plan, f, steps[i], first_out, threads).Run(buffer.get());
+        }
+        return Status::Ok();
+      }
     }
     return ElementChains(table, plan, first_in, first_out, threads).Run();
   }
