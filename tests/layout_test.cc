@@ -386,9 +386,11 @@ TEST(Layout, PartialOverlapStagingIsBounded) {
     EXPECT_LE(staged(OverlapDesc(1, t, {1000, 1700}, {1, 1000}, {1700, 1}), 0, threads), kBound);
     EXPECT_LE(staged(OverlapDesc(0, t, {2500000}, {-1}, {1}), 7, threads), kBound);
     EXPECT_LE(staged(OverlapDesc(1, t, {2500000}, {-1}, {1}), -300001, threads), kBound);
-    // Still copied: a transpose a fraction of an element away from itself.
+    // A fraction of an element away from itself: moved into the output's bytes, then permuted.
     const DataType u16 = DataType::kUInt16;
-    EXPECT_EQ(staged(OverlapDesc(0, u16, square, rows, columns), 1, threads), 2u * 1500 * 1500);
+    EXPECT_LE(staged(OverlapDesc(0, u16, square, rows, columns), 1, threads), kBound);
+    // Still copied: a fraction of an element away and into a padded output.
+    EXPECT_EQ(staged(OverlapDesc(0, u16, square, columns, pitch), 1, threads), 2u * 1500 * 1500);
   }
 }
 
@@ -477,7 +479,7 @@ TEST(Layout, PartialOverlapFollowsTheElementMap) {
 // Packed 3-d and 4-d tensors permuted onto themselves (every dim order of the input against the
 // packed output): a sequence of in-place transposes of dim groups, small limits making the small
 // tensors take the large ones' paths (a limit below some step's rows and columns: the element
-// map).
+// map). Shifted or padded inputs: moved into the output's bytes, then permuted.
 TEST(Layout, PartialOverlapPackedPermutations) {
   const std::vector<std::vector<uint64_t>> shapes = {
       {3, 4, 5}, {6, 5, 7}, {16, 9, 10}, {2, 3, 4, 5}, {5, 2, 7, 3}};
@@ -496,6 +498,15 @@ TEST(Layout, PartialOverlapPackedPermutations) {
         const std::vector<int64_t> in = StoredStrides(sizes, order, 0, 0);
         const std::vector<int64_t> out = StoredStrides(sizes, packed, 0, 0);
         RunShifted(OverlapDesc(n % 2, type, sizes, in, out), 0, threads);
+        // Elsewhere, or from a padded input: moved into the output's bytes first (at any
+        // distance, a fraction of an element included), then permuted there.
+        const auto e = static_cast<int64_t>(ElementSize(type));
+        for (const int64_t shift : {3 * e, -7 * e, e + 1, int64_t{-1}}) {
+          RunShifted(OverlapDesc(n % 2, type, sizes, in, out), shift, threads);
+        }
+        const std::vector<int64_t> padded = StoredStrides(sizes, order, 1, 0);
+        RunShifted(OverlapDesc(1 - n % 2, type, sizes, padded, out), 0, threads);
+        RunShifted(OverlapDesc(1 - n % 2, type, sizes, padded, out), 5 * e, threads);
         if (HasFailure()) return;
         ++n;
       } while (std::next_permutation(order.begin(), order.end()));

@@ -23,6 +23,7 @@ constexpr std::pair<std::string_view, Layout> kLayoutNames[] = {
     {"overlap_transpose_wide", Layout::kOverlapTransposeWide},
     {"overlap_reverse_shifted", Layout::kOverlapReverseShifted},
     {"overlap_permute", Layout::kOverlapPermute},
+    {"overlap_transpose_shifted", Layout::kOverlapTransposeShifted},
 };
 
 // Padded rows: kRowElements elements in a pitch of kRowPitch, padding on both sides never written.
@@ -97,13 +98,16 @@ Shapes MakeShapes(Layout layout, DataType type, uint64_t bytes) {
       s.input = TensorDesc::Strided(type, {n}, {-1});
       s.output = TensorDesc::Packed(type, {n});
       break;
-    case Layout::kOverlapTransposeWide: {
-      // A packed side x 2 side matrix transposed onto itself: blocks and chunks.
+    case Layout::kOverlapTransposeWide:
+    case Layout::kOverlapTransposeShifted: {
+      // A packed side x 2 side matrix transposed onto itself: blocks and chunks; one element
+      // further on, the element map.
       const uint64_t side =
           std::max<uint64_t>(1, static_cast<uint64_t>(std::sqrt(static_cast<double>(n) / 2)));
       n = 2 * side * side;
       s.input = TensorDesc::Strided(type, {2 * side, side}, {1, static_cast<int64_t>(2 * side)});
       s.output = TensorDesc::Packed(type, s.input.sizes);
+      if (layout == Layout::kOverlapTransposeShifted) s.output_shift = esize;
       break;
     }
     case Layout::kOverlapReverseShifted:
@@ -129,7 +133,8 @@ Shapes MakeShapes(Layout layout, DataType type, uint64_t bytes) {
   s.shares_buffer = layout == Layout::kInPlace || layout == Layout::kOverlap ||
                     layout == Layout::kOverlapCross || layout == Layout::kOverlapTranspose ||
                     layout == Layout::kOverlapReverse || layout == Layout::kOverlapTransposeWide ||
-                    layout == Layout::kOverlapReverseShifted || layout == Layout::kOverlapPermute;
+                    layout == Layout::kOverlapReverseShifted || layout == Layout::kOverlapPermute ||
+                    layout == Layout::kOverlapTransposeShifted;
   return s;
 }
 

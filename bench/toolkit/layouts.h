@@ -12,26 +12,28 @@
 namespace eltwise::bench {
 
 enum class Layout {
-  kContiguous,             // packed input and output
-  kInPlace,                // packed, the output is the input
-  kTransposed,             // a square matrix read column-wise, written row-major
-  kBroadcast,              // one input element to every output element (input stride 0)
-  kRows,                   // rows of 1000 elements in a pitch of 1024, in and out
-  kGathered2,              // every 2nd (3rd, 4th) input element into a packed output
-  kGathered3,              //
-  kGathered4,              //
-  kOverlap,                // rows compacted within their own buffer
-  kOverlapCross,           // the same, the output meeting its input at the middle row
-  kOverlapTranspose,       // a square matrix transposed onto itself
-  kOverlapReverse,         // a vector reversed onto itself
-  kOverlapTransposeWide,   // a side x 2 side matrix transposed onto itself
-  kOverlapReverseShifted,  // a vector reversed, the output a quarter of it further on
-  kOverlapPermute,         // (a, b, 64) with a and b swapped onto itself (a != b)
+  kContiguous,               // packed input and output
+  kInPlace,                  // packed, the output is the input
+  kTransposed,               // a square matrix read column-wise, written row-major
+  kBroadcast,                // one input element to every output element (input stride 0)
+  kRows,                     // rows of 1000 elements in a pitch of 1024, in and out
+  kGathered2,                // every 2nd (3rd, 4th) input element into a packed output
+  kGathered3,                //
+  kGathered4,                //
+  kOverlap,                  // rows compacted within their own buffer
+  kOverlapCross,             // the same, the output meeting its input at the middle row
+  kOverlapTranspose,         // a square matrix transposed onto itself
+  kOverlapReverse,           // a vector reversed onto itself
+  kOverlapTransposeWide,     // a side x 2 side matrix transposed onto itself
+  kOverlapReverseShifted,    // a vector reversed, the output a quarter of it further on
+  kOverlapPermute,           // (a, b, 64) with a and b swapped onto itself (a != b)
+  kOverlapTransposeShifted,  // overlap_transpose_wide, the output one element further on
 };
 
 // "contiguous", "inplace", "transposed", "broadcast", "rows", "gathered", "gathered3",
 // "gathered4", "overlap", "overlap_cross", "overlap_transpose", "overlap_reverse",
-// "overlap_transpose_wide", "overlap_reverse_shifted", "overlap_permute".
+// "overlap_transpose_wide", "overlap_reverse_shifted", "overlap_permute",
+// "overlap_transpose_shifted".
 std::optional<Layout> ParseLayout(std::string_view name);
 
 // The layouts timed unless others are asked for.
@@ -45,7 +47,8 @@ inline constexpr std::string_view kLayoutsHelp =
     "square matrix transposed onto itself) overlap_reverse (a vector reversed onto itself) "
     "overlap_transpose_wide (a side x 2 side matrix transposed onto itself) "
     "overlap_reverse_shifted (a vector reversed, the output a quarter of it further on) "
-    "overlap_permute (dims a, b of (a, b, 64) swapped onto itself, a = 2 b)";
+    "overlap_permute (dims a, b of (a, b, 64) swapped onto itself, a = 2 b) "
+    "overlap_transpose_shifted (overlap_transpose_wide, the output one element further on)";
 
 // The tensors of one layout.
 struct Shapes {

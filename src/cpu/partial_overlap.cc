@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "cpu/cpu_backend.h"
 #include "cpu/layout_walkers.h"
@@ -1106,6 +1107,96 @@ class PackedPermutation {
   }
 };
 
+// Runs the transposes of PackedPermutation's steps over the packed bytes at `base`, f applied by
+// the last; false (nothing done) when some step fits no thread's slot.
+bool RunPackedSteps(const KernelTable& table, const Plan& plan,
+                    const std::array<MatrixShape, kMaxRank>& steps, int count, std::byte* base,
+                    int threads, Status& status) {
+  for (int i = 0; i < count; ++i) {
+    if (!InPlaceTranspose(table, plan, Function::kCopy, steps[i], base, threads).Feasible()) {
+      return false;
+    }
+  }
+  const uint64_t bytes =
+      InPlaceTranspose(table, plan, Function::kCopy, steps[0], base, threads).StagingBytes();
+  const std::unique_ptr<uint64_t[]> buffer(new (std::nothrow) uint64_t[bytes / 8]);
+  if (!buffer) {
+    status = StagingFailed(bytes);
+    return true;
+  }
+  for (int i = 0; i < count; ++i) {
+    const Function f = i + 1 == count ? plan.function : Function::kCopy;
+    InPlaceTranspose(table, plan, f, steps[i], base, threads).Run(buffer.get());
+  }
+  status = Status::Ok();
+  return true;
+}
+
+// A packed output in some dim order and an input whose walk rises in its own dim order (the
+// Note's move through the output's bytes): the input is first copied, as bits, into the output's
+// bytes packed in the input's dim order (both walks rise: kChunked, exact at any distance, and it
+// writes only output bytes), then permuted there onto itself (PackedPermutation). False (nothing
+// done) when the shapes do not qualify or some transpose fits no slot.
+bool RunThroughOutputSpan(const KernelTable& table, const Plan& plan, const std::byte* input,
+                          std::byte* output, int threads, Status& status) {
+  const int rank = plan.rank;
+  if (rank < 2 || plan.output_span != plan.element_count * plan.element_size) return false;
+  std::array<int, kMaxRank> order{};  // the input's dims, largest stride first
+  for (int d = 0; d < rank; ++d) {
+    if (plan.input_strides[d] <= 0) return false;
+    order[d] = d;
+  }
+  std::sort(order.begin(), order.begin() + rank,
+            [&](int a, int b) { return plan.input_strides[a] > plan.input_strides[b]; });
+  unsigned __int128 extent = 0;  // the input rises: each stride beyond the smaller ones' extent
+  for (int k = rank - 1; k >= 0; --k) {
+    const auto stride = static_cast<uint64_t>(plan.input_strides[order[k]]);
+    if (stride <= extent) return false;
+    extent += static_cast<unsigned __int128>(stride) * (plan.sizes[order[k]] - 1);
+  }
+  const std::vector<uint64_t> sizes(plan.sizes.begin(), plan.sizes.begin() + rank);
+  std::vector<int64_t> staged(static_cast<size_t>(rank));  // packed in the input's order
+  int64_t step = 1;
+  for (int k = rank - 1; k >= 0; --k) {
+    staged[static_cast<size_t>(order[k])] = step;
+    step *= static_cast<int64_t>(plan.sizes[order[k]]);
+  }
+  const auto desc = [&](std::vector<int64_t> strides) {
+    TensorDesc t = TensorDesc::Strided(plan.type, sizes, std::move(strides));
+    t.total_tensor_size_in_bytes = *SpanInBytes(t.type, t.sizes, t.strides);
+    return t;
+  };
+  const TensorDesc in = desc({plan.input_strides.begin(), plan.input_strides.begin() + rank});
+  const TensorDesc middle = desc(staged);
+  const TensorDesc out = desc({plan.output_strides.begin(), plan.output_strides.begin() + rank});
+  const Plan move = MakePlan(Function::kCopy, in, middle, 1, 1);
+  const Plan permute = MakePlan(plan.function, middle, out, 1, 1);
+  std::array<MatrixShape, kMaxRank> steps;
+  const int count = PackedPermutation::Steps(permute, output, output, steps);
+  if (count == 0 || move.overlap.staging != OverlapStaging::kChunked) return false;
+  for (int i = 0; i < count; ++i) {  // every step must fit before anything is written
+    if (!InPlaceTranspose(table, permute, Function::kCopy, steps[i], output, threads).Feasible()) {
+      return false;
+    }
+  }
+  // Strides are positive, so both first elements are the lowest bytes.
+  switch (Classify(move, input, output)) {
+    case Aliasing::kInPlace:
+      break;
+    case Aliasing::kDisjoint:
+      RunPlan(table, move, input, output, threads);
+      break;
+    case Aliasing::kPartial:
+      status = RunPartialOverlap(table, move, input, output, threads);
+      if (!status.ok()) return true;
+      break;
+  }
+  const uint64_t moved = last_overlap_staging_bytes;
+  RunPackedSteps(table, permute, steps, count, output, threads, status);
+  last_overlap_staging_bytes = std::max(moved, last_overlap_staging_bytes);
+  return true;
+}
+
 // The Note's last resort: the plan from a copy of the whole input span.
 Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::byte* input,
                         std::byte* output, int threads) {
@@ -1137,34 +1228,20 @@ Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::b
           plan.overlap.swap_distance) {
     return SwappedTiles(table, plan, first_in, first_out, threads).Run();
   }
-  if (plan.input_span > small_input_copy_bytes.load(std::memory_order_relaxed) &&
-      ElementChains::Applies(plan, first_in, first_out)) {
+  if (plan.input_span > small_input_copy_bytes.load(std::memory_order_relaxed)) {
     if (ShiftedReversal::Applies(plan, first_in, first_out)) {
       return ShiftedReversal(table, plan, first_in, first_out, threads).Run();
     }
     std::array<MatrixShape, kMaxRank> steps;
-    if (const int count = PackedPermutation::Steps(plan, first_in, first_out, steps)) {
-      // Every step must fit before the first runs.
-      bool feasible = true;
-      for (int i = 0; i < count; ++i) {
-        feasible =
-            feasible &&
-            InPlaceTranspose(table, plan, Function::kCopy, steps[i], first_out, threads).Feasible();
-      }
-      if (feasible) {
-        const uint64_t bytes =
-            InPlaceTranspose(table, plan, Function::kCopy, steps[0], first_out, threads)
-                .StagingBytes();
-        const std::unique_ptr<uint64_t[]> buffer(new (std::nothrow) uint64_t[bytes / 8]);
-        if (!buffer) return StagingFailed(bytes);
-        for (int i = 0; i < count; ++i) {
-          const Function f = i + 1 == count ? plan.function : Function::kCopy;
-          InPlaceTranspose(table, plan, f, steps[i], first_out, threads).Run(buffer.get());
-        }
-        return Status::Ok();
-      }
+    Status status;
+    if (const int count = PackedPermutation::Steps(plan, first_in, first_out, steps);
+        count > 0 && RunPackedSteps(table, plan, steps, count, first_out, threads, status)) {
+      return status;
     }
-    return ElementChains(table, plan, first_in, first_out, threads).Run();
+    if (RunThroughOutputSpan(table, plan, first_in, first_out, threads, status)) return status;
+    if (ElementChains::Applies(plan, first_in, first_out)) {
+      return ElementChains(table, plan, first_in, first_out, threads).Run();
+    }
   }
   return RunFromInputCopy(table, plan, input, output, threads);
 }
