@@ -39,11 +39,11 @@ enum class OverlapStaging : uint8_t {
                 // overlaps exactly the input of the mirror element s(x) (s(s(x)) = x), so mirror
                 // pairs of tiles, both read before either is written, are exact in any order; at
                 // any other distance, as kWholeInput
-  kWholeInput,  // any other walk: no order of bounded chunks is exact. When both walks are
-                // invertible (OverlapPlan::invertible) and the tensors lie a whole number of
-                // elements apart, the backend follows the chains and cycles of the element map
-                // (src/cpu/partial_overlap.cc, Note [partial overlap on the CPU]); otherwise it
-                // copies the input span first
+  kWholeInput,  // any other walk: no order of bounded chunks is exact. The backend copies an
+                // input span of at most 1 MiB whole; beyond, it uses bounded schemes by shape
+                // (shifted reversals, permutations of packed dims, a move through a packed
+                // output's bytes, the element map of invertible walks: src/cpu/partial_overlap.cc,
+                // Note [partial overlap on the CPU]) and copies the span only when none applies
 };
 
 // How a partial overlap of input and output is made exact (decided once by MakePlan).

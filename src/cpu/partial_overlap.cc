@@ -63,34 +63,36 @@ namespace {
 // is written. Writing T overwrites only the inputs of s(T) and writing s(T) only those of T, both
 // read already, so pairs run in any order, on any number of threads.
 //
-// Anything else (kWholeInput, or kSwapTiles at another distance), in bounded memory:
+// Anything else (kWholeInput, or kSwapTiles at another distance), in bounded memory, the first
+// scheme that applies:
 //  * an input span of at most kSmallInputCopyBytes is copied whole, then the plan runs from the
 //    copy (the fastest way, and bounded);
-//  * when both walks are invertible (plan.h) and the tensors lie a whole number of elements
-//    apart, every output element overlaps at most one input element exactly, and next(x), the
-//    element whose input x's output overwrites, is found by dividing by the input strides. Both
-//    walks are injective, so next is injective: the elements form disjoint chains (a head whose
-//    input no output overwrites, then next, next of next, ... up to an element whose output is no
-//    input) and cycles. Following a chain or cycle reads next's input before writing over it, so
-//    it holds one raw value at a time (a batch of kChainBatch, for the kernel's sake). A chain
-//    runs from its head (prev, found by dividing by the output strides, is none), a cycle from
-//    its lowest element (walking next from e meets no lower element before e again). Chains and
-//    cycles share no byte, so threads take ranges of heads and leaders;
-//  * a packed vector reversed onto itself at another distance than the mirror one is done in
-//    tiles instead (ShiftedReversal): element i's output is the input of P - i and the reverse,
-//    so pairs of tiles {T, P - T} are read, then written, in any order; elements whose partner
-//    lies outside the vector touch no other element's input;
-//  * a packed R x C matrix transposed onto itself (or a batch of them) is done with block-sized
-//    moves instead (InPlaceTranspose): either blocks of c rows (c | R) transposed through a buffer,
-//    then the R/c x C matrix of c-element chunks transposed, or the R x C/c matrix of c-element
-//    chunks transposed first, then blocks of c columns (c | C), now contiguous R x c matrices, each
-//    through the buffer. A chunk transpose follows the cycles of its permutation (leader: the
-//    lowest position), one chunk held at a time. A matrix of cells (an inner dim packed in both
-//    walks, e.g. two outer dims swapped) is one chunk transpose, f applied as cells move. Any
-//    other permutation of packed dims onto the same bytes is a sequence of such transposes of
-//    adjacent dim groups (PackedPermutation), bits moved by all but the last, which applies f;
-//  * anything else (a walk that is not nested, e.g. a zero input stride in some dims, or tensors
-//    lying a fraction of an element apart): a copy of the whole input span, then the plan from it.
+//  * a packed vector reversed onto itself at another distance than the mirror one
+//    (ShiftedReversal): element i's output is the input of P - i and the reverse, so pairs of
+//    tiles {T, P - T} are read, then written, in any order; elements whose partner lies outside
+//    the vector touch no other element's input;
+//  * both walks packed over the same bytes in different dim orders (PackedPermutation): at most
+//    rank - 1 in-place transposes of adjacent dim groups, bits moved by all but the last, which
+//    applies f. Each is a batch of R x C matrices of cells (InPlaceTranspose). Elements: either
+//    blocks of c rows (c | R) transposed through a buffer, then the R/c x C matrix of c-element
+//    chunks transposed, or the R x C/c matrix of c-element chunks transposed first, then blocks
+//    of c columns (c | C), now contiguous R x c matrices, each through the buffer. Cells (an
+//    inner dim packed in both walks): one chunk transpose. A chunk transpose follows the cycles
+//    of its permutation, each from its lowest position, one chunk held at a time;
+//  * a packed output and an input that rises in its own dim order, at any distance
+//    (RunThroughOutputSpan): the input copied as bits into the output's bytes, packed in its own
+//    dim order (rising walks, exact as above, writing only output bytes), then permuted there;
+//  * both walks invertible (plan.h) and a whole number of elements apart (ElementChains): every
+//    output element overlaps at most one input element exactly, and next(x), the element whose
+//    input x's output overwrites, is found by dividing by the input strides. Both walks are
+//    injective, so next is injective: the elements form disjoint chains (a head whose input no
+//    output overwrites, then next, next of next, ... up to an element whose output is no input)
+//    and cycles. Following a chain or cycle reads next's input before writing over it, so it
+//    holds one raw value at a time (a batch of kChainBatch, for the kernel's sake). A chain runs
+//    from its head (prev, found by dividing by the output strides, is none), a cycle from its
+//    lowest element. Chains and cycles share no byte, so threads take ranges of heads and leaders;
+//  * anything else (a zero input stride in some dims, or a fraction of an element apart into an
+//    output that is not packed): a copy of the whole input span, then the plan from it.
 
 // Partial overlap of rising walks is processed in chunks of at most this many bytes (one stays in
 // L1), a window of at most kOverlapWindowBytes of them at a time with threads.
