@@ -110,6 +110,8 @@ constexpr size_t kSwapTileBytes = size_t{16} << 10;
 // changed by tests through SetPartialOverlapLimits).
 constexpr uint64_t kSmallInputCopyBytes = uint64_t{1} << 20;
 constexpr uint64_t kTransposeStagingBytes = uint64_t{1} << 20;
+// A chunk transpose first groups chunks smaller than this (InPlaceTranspose::PackedChunks).
+constexpr uint64_t kGroupedChunkBytes = 512;
 // Of which each thread's bitmap of decided cycle positions takes at most this much.
 constexpr uint64_t kMaxMarkBytes = uint64_t{64} << 10;
 std::atomic<uint64_t> small_input_copy_bytes{kSmallInputCopyBytes};
@@ -949,6 +951,14 @@ class InPlaceTranspose {
         const auto compute = [this](const std::byte* from, std::byte* to, size_t n) {
           kernel_(from, to, n / esize_);
         };
+        if (cell <= piece) {
+          if (kernel_ == nullptr) {
+            PackedChunks(base, rows, columns, cell, copy);
+          } else {
+            PackedChunks(base, rows, columns, cell, compute);
+          }
+          continue;
+        }
         for (uint64_t at = 0; at < cell; at += piece) {
           if (kernel_ == nullptr) {
             Chunks(base + at, rows, columns, cell, std::min(piece, cell - at), copy);
@@ -962,10 +972,10 @@ class InPlaceTranspose {
           transpose_(staged, static_cast<ptrdiff_t>(columns * esize_), block,
                      static_cast<ptrdiff_t>(c * esize_), columns, c);
         });
-        Chunks(base, rows / c, columns, c * esize_, c * esize_, copy);
+        PackedChunks(base, rows / c, columns, c * esize_, copy);
       } else {
         const uint64_t c = by_columns_;
-        Chunks(base, rows, columns / c, c * esize_, c * esize_, copy);
+        PackedChunks(base, rows, columns / c, c * esize_, copy);
         Blocks(base, columns / c, rows * c, [&](std::byte* block, const std::byte* staged) {
           transpose_(staged, static_cast<ptrdiff_t>(c * esize_), block,
                      static_cast<ptrdiff_t>(rows * esize_), c, rows);
@@ -990,6 +1000,32 @@ class InPlaceTranspose {
       }
     });
   }
+  // The K x N matrix of packed `chunk`-byte chunks at `base` transposed in place as by Chunks,
+  // small chunks grouped first: blocks of c rows of chunks (c | K) are transposed through a slot
+  // (c x N -> N x c chunks, bits only), which leaves the (K/c) x N matrix of c-chunk groups to
+  // transpose: chunk (i1 * c + i2, j) is then at ((i1 * N + j) * c + i2), and group (i1, j) goes
+  // to j * K/c + i1, i.e. the chunk to j * K + i. Repeated while chunks stay below
+  // kGroupedChunkBytes: a cycle moves whole groups, fewer and longer random accesses.
+  template <class Move>
+  void PackedChunks(std::byte* base, uint64_t k, uint64_t n, uint64_t chunk,
+                    const Move& move) const {
+    while (chunk < kGroupedChunkBytes) {
+      const uint64_t c = LargestDivisorAtMost(k, slot_ / (n * chunk));
+      if (c < 2) break;
+      Blocks(base, k / c, c * n * chunk / esize_, [&](std::byte* block, const std::byte* staged) {
+        std::byte* to = block;
+        for (uint64_t j = 0; j < n; ++j) {
+          for (uint64_t i = 0; i < c; ++i, to += chunk) {
+            std::memcpy(to, staged + (i * n + j) * chunk, chunk);
+          }
+        }
+      });
+      k /= c;
+      chunk *= c;
+    }
+    Chunks(base, k, n, chunk, chunk, move);
+  }
+
   std::byte* Slot(size_t t) const { return reinterpret_cast<std::byte*>(buffer_) + t * area_; }
   uint64_t* Marks(size_t t) const { return buffer_ + (t * area_ + slot_) / 8; }
 
