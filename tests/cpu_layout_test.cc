@@ -1106,9 +1106,17 @@ TEST(Planner, OverlapStaging) {
   EXPECT_EQ(p.overlap.swap_b - p.overlap.swap_a, 1);
   EXPECT_EQ(p.overlap.reversed_dims, 0u);
   EXPECT_EQ(p.overlap.swap_distance, 0u);
-  // Reversed and transposed at once, or reversed into a different pitch: copied.
+  // Reversed and transposed at once, or reversed into a different pitch: no chunk order, but
+  // both walks are nested, so the element map can be followed.
   EXPECT_EQ(plan({16, 16}, {-1, 16}).overlap.staging, OverlapStaging::kWholeInput);
+  EXPECT_TRUE(plan({16, 16}, {-1, 16}).overlap.invertible);
   EXPECT_EQ(plan({10, 20}, {-30, 1}).overlap.staging, OverlapStaging::kWholeInput);
+  EXPECT_TRUE(plan({10, 20}, {-30, 1}).overlap.invertible);
+  EXPECT_TRUE(plan({10, 20}, {1, 10}).overlap.invertible);
+  EXPECT_TRUE(plan({3, 4, 5}, {1, 15, 3}).overlap.invertible);
+  // Not nested: a zero input stride in one dim, or strides that interleave without nesting.
+  EXPECT_FALSE(plan({10, 20}, {1, 0}).overlap.invertible);
+  EXPECT_FALSE(plan({3, 2}, {-2, 3}).overlap.invertible);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // no element addresses must keep their fill pattern.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -72,7 +74,9 @@ void RunAndCheck(const OperatorDesc& desc, bool shared = false, uint64_t in_at =
   const std::vector<uint64_t> in_offsets = ElementOffsets(in_desc);
   const std::vector<uint64_t> out_offsets = ElementOffsets(out_desc);
   for (size_t i = 0; i < in_offsets.size(); ++i) {
-    std::memcpy(in_base + in_offsets[i], values.data() + (i % value_count) * esize, esize);
+    // Values scattered over the elements (not periodic), so a misplaced element shows.
+    const uint64_t pick = (i * 0x9E3779B97F4A7C15ull) >> 40;
+    std::memcpy(in_base + in_offsets[i], values.data() + (pick % value_count) * esize, esize);
   }
   const std::vector<std::byte> before = output_buffer;
   const std::vector<std::byte> input_snapshot(in_base, in_base + in_bytes);
@@ -376,8 +380,197 @@ TEST(Layout, PartialOverlapStagingIsBounded) {
     // A square transpose and a reversal onto themselves.
     EXPECT_LE(staged(OverlapDesc(0, t, square, rows, columns), 0, threads), kBound);
     EXPECT_LE(staged(OverlapDesc(1, t, square, reversed, rows), 0, threads), kBound);
-    // Still copied: a transpose one element away from itself.
-    EXPECT_EQ(staged(OverlapDesc(0, t, square, rows, columns), 1, threads), 1500u * 1500);
+    // No chunk order: a transpose one element away from itself, a non-square transpose onto
+    // itself, a reversal shifted by some elements (the element map followed; blocks and chunks).
+    EXPECT_LE(staged(OverlapDesc(0, t, square, rows, columns), 1, threads), kBound);
+    EXPECT_LE(staged(OverlapDesc(1, t, {1000, 1700}, {1, 1000}, {1700, 1}), 0, threads), kBound);
+    EXPECT_LE(staged(OverlapDesc(0, t, {2500000}, {-1}, {1}), 7, threads), kBound);
+    EXPECT_LE(staged(OverlapDesc(1, t, {2500000}, {-1}, {1}), -300001, threads), kBound);
+    // A fraction of an element away from itself: moved into the output's bytes, then permuted.
+    const DataType u16 = DataType::kUInt16;
+    EXPECT_LE(staged(OverlapDesc(0, u16, square, rows, columns), 1, threads), kBound);
+    // Still copied: a fraction of an element away and into a padded output.
+    EXPECT_EQ(staged(OverlapDesc(0, u16, square, columns, pitch), 1, threads), 2u * 1500 * 1500);
+  }
+}
+
+// Restores the default partial-overlap limits when a test that lowered them ends.
+struct OverlapLimits {
+  OverlapLimits(uint64_t copy_bytes, uint64_t transpose_bytes) {
+    SetPartialOverlapLimits(copy_bytes, transpose_bytes);
+  }
+  ~OverlapLimits() { SetPartialOverlapLimits(uint64_t{1} << 20, uint64_t{1} << 20); }
+  OverlapLimits(const OverlapLimits&) = delete;
+  OverlapLimits& operator=(const OverlapLimits&) = delete;
+};
+
+constexpr DataType kOneOfEachSize[] = {DataType::kUInt8, DataType::kFloat16, DataType::kFloat32,
+                                       DataType::kFloat64};
+
+// Packed R x C matrices (and batches of them) transposed onto themselves, small limits making
+// small ones take the large ones' paths: blocks of rows then chunks, chunks then blocks of
+// columns, or (a limit below a row and a column) the element map. Shapes: 1 x N, N x 1, primes,
+// tall, wide, sizes with many and with few divisors.
+TEST(Layout, PartialOverlapNonSquareTransposes) {
+  const std::vector<std::pair<uint64_t, uint64_t>> shapes = {
+      {1, 17},  {17, 1},    {2, 3},    {3, 2},    {7, 13},   {13, 7},  {64, 96},
+      {96, 64}, {101, 103}, {128, 36}, {37, 250}, {250, 37}, {60, 84}, {1, 1}};
+  for (const uint64_t limit : {uint64_t{1}, uint64_t{256}, uint64_t{4096}}) {
+    const OverlapLimits limits(0, limit);
+    for (int threads : {1, 2, 5}) {
+      for (const DataType type : kOneOfEachSize) {
+        for (const auto& [r, c] : shapes) {
+          SCOPED_TRACE(std::string(Name(type)) + " " + std::to_string(r) + "x" + std::to_string(c) +
+                       " limit " + std::to_string(limit) + " threads " + std::to_string(threads));
+          const auto rr = static_cast<int64_t>(r), cc = static_cast<int64_t>(c);
+          const int op = static_cast<int>((r + c + static_cast<uint64_t>(threads)) % 2);
+          RunShifted(OverlapDesc(op, type, {c, r}, {1, cc}, {rr, 1}), 0, threads);
+          RunShifted(OverlapDesc(1 - op, type, {3, c, r}, {rr * cc, 1, cc}, {rr * cc, rr, 1}), 0,
+                     threads);
+          // Cells of k elements: the two outer dims of (C, R, k) swapped, alone and in a batch.
+          const int64_t k = op == 0 ? 3 : 5;
+          RunShifted(OverlapDesc(op, type, {c, r, 7}, {7, 7 * cc, 1}, {7 * rr, 7, 1}), 0, threads);
+          RunShifted(OverlapDesc(1 - op, type, {2, c, r, static_cast<uint64_t>(k)},
+                                 {k * rr * cc, k, k * cc, 1}, {k * rr * cc, k * rr, k, 1}),
+                     0, threads);
+          if (HasFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// Walks that no chunk order makes exact, followed through the element map (the copy limit at 0):
+// transposes shifted and padded, reversals shifted by some elements, 3-d and 4-d permutations
+// with reversed dims, at shifts of whole elements; 1, 2 and many threads.
+TEST(Layout, PartialOverlapFollowsTheElementMap) {
+  const OverlapLimits limits(0, 0);
+  std::mt19937_64 rng(61);
+  const std::vector<std::vector<uint64_t>> shapes = {
+      {257}, {1000}, {7, 13}, {20, 30}, {3, 4, 5}, {6, 5, 7}, {2, 3, 4, 5}, {4, 1, 6, 3}};
+  for (int trial = 0; trial < 1200; ++trial) {
+    const std::vector<uint64_t>& sizes = shapes[rng() % shapes.size()];
+    const DataType type = kOneOfEachSize[rng() % 4];
+    const auto e = static_cast<int64_t>(ElementSize(type));
+    std::vector<size_t> in_order(sizes.size()), out_order(sizes.size());
+    std::iota(in_order.begin(), in_order.end(), size_t{0});
+    std::iota(out_order.begin(), out_order.end(), size_t{0});
+    std::shuffle(in_order.begin(), in_order.end(), rng);
+    std::shuffle(out_order.begin(), out_order.end(), rng);
+    const unsigned all = (1u << sizes.size()) - 1;
+    const auto in_negative = static_cast<unsigned>(rng() & all);
+    const auto out_negative = static_cast<unsigned>(rng() & all);
+    const int64_t pad = static_cast<int64_t>(rng() % 3);
+    const std::vector<int64_t> in = StoredStrides(sizes, in_order, pad, in_negative);
+    const std::vector<int64_t> out = StoredStrides(sizes, out_order, 0, out_negative);
+    uint64_t count = 1;
+    for (uint64_t s : sizes) count *= s;
+    const auto reach = static_cast<int64_t>(count) + 2;
+    const int64_t shift = (static_cast<int64_t>(rng() % static_cast<uint64_t>(2 * reach)) - reach) *
+                          (trial % 4 == 0 ? 0 : e);
+    const int threads = trial % 3 == 0 ? 1 : trial % 3 == 1 ? 2 : 7;
+    SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(Name(type)) + " shift " +
+                 std::to_string(shift) + " threads " + std::to_string(threads));
+    RunShifted(OverlapDesc(trial % 2, type, sizes, in, out), shift, threads);
+    if (HasFailure()) return;
+  }
+}
+
+// Packed 3-d and 4-d tensors permuted onto themselves (every dim order of the input against the
+// packed output): a sequence of in-place transposes of dim groups, small limits making the small
+// tensors take the large ones' paths (a limit below some step's rows and columns: the element
+// map). Shifted or padded inputs: moved into the output's bytes, then permuted.
+TEST(Layout, PartialOverlapPackedPermutations) {
+  const std::vector<std::vector<uint64_t>> shapes = {
+      {3, 4, 5}, {6, 5, 7}, {16, 9, 10}, {2, 3, 4, 5}, {5, 2, 7, 3}};
+  for (const uint64_t limit : {uint64_t{64}, uint64_t{1024}, uint64_t{16384}}) {
+    const OverlapLimits limits(0, limit);
+    for (const std::vector<uint64_t>& sizes : shapes) {
+      std::vector<size_t> order(sizes.size());
+      std::iota(order.begin(), order.end(), size_t{0});
+      std::vector<size_t> packed = order;
+      int n = 0;
+      do {
+        const DataType type = kOneOfEachSize[n % 4];
+        const int threads = n % 3 == 0 ? 2 : 1;
+        SCOPED_TRACE(std::string(Name(type)) + " permutation " + std::to_string(n) + " limit " +
+                     std::to_string(limit));
+        const std::vector<int64_t> in = StoredStrides(sizes, order, 0, 0);
+        const std::vector<int64_t> out = StoredStrides(sizes, packed, 0, 0);
+        RunShifted(OverlapDesc(n % 2, type, sizes, in, out), 0, threads);
+        // Elsewhere, or from a padded input: moved into the output's bytes first (at any
+        // distance, a fraction of an element included), then permuted there.
+        const auto e = static_cast<int64_t>(ElementSize(type));
+        for (const int64_t shift : {3 * e, -7 * e, e + 1, int64_t{-1}}) {
+          RunShifted(OverlapDesc(n % 2, type, sizes, in, out), shift, threads);
+        }
+        const std::vector<int64_t> padded = StoredStrides(sizes, order, 1, 0);
+        RunShifted(OverlapDesc(1 - n % 2, type, sizes, padded, out), 0, threads);
+        RunShifted(OverlapDesc(1 - n % 2, type, sizes, padded, out), 5 * e, threads);
+        if (HasFailure()) return;
+        ++n;
+      } while (std::next_permutation(order.begin(), order.end()));
+    }
+  }
+}
+
+// A vector reversed onto itself at every distance in whole elements (pairs of tiles, the elements
+// without a partner alone), and a fraction of an element away (copied), with the copy limit at 0.
+TEST(Layout, PartialOverlapShiftedReversals) {
+  const OverlapLimits limits(0, 0);
+  for (const DataType type : kOneOfEachSize) {
+    const auto e = static_cast<int64_t>(ElementSize(type));
+    for (const int64_t n : {int64_t{1}, int64_t{2}, int64_t{7}, int64_t{100}, int64_t{20001}}) {
+      const auto un = static_cast<uint64_t>(n);
+      const int64_t step = n > 100 ? 997 : 1;
+      for (int64_t shift = -n - 2; shift <= n + 2; shift += step) {
+        SCOPED_TRACE(std::string(Name(type)) + " n=" + std::to_string(n) + " shift " +
+                     std::to_string(shift));
+        const int threads = shift % 3 == 0 ? 2 : 1;
+        RunShifted(OverlapDesc(static_cast<int>(shift & 1), type, {un}, {-1}, {1}), shift * e,
+                   threads);
+        if (n == 100 && e > 1) RunShifted(OverlapDesc(0, type, {un}, {-1}, {1}), shift * e + 1);
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+// Tensors larger than every limit, at the default limits: a non-square transpose of each element
+// size, a batch of them, a shifted transpose, shifted reversals and a 3-d permutation.
+TEST(Layout, PartialOverlapLargerThanTheLimits) {
+  for (int threads : {1, 2}) {
+    for (const DataType type : kOneOfEachSize) {
+      const auto e = static_cast<int64_t>(ElementSize(type));
+      const uint64_t n = (uint64_t{5} << 18) / ElementSize(type);  // 1.25 MiB
+      SCOPED_TRACE(std::string(Name(type)) + " threads " + std::to_string(threads));
+      const uint64_t r = 1031, c = n / r;  // a prime number of rows
+      const auto rr = static_cast<int64_t>(r), cc = static_cast<int64_t>(c);
+      RunShifted(OverlapDesc(0, type, {c, r}, {1, cc}, {rr, 1}), 0, threads);
+      RunShifted(OverlapDesc(1, type, {r / 2, 2 * c}, {1, rr / 2}, {2 * cc, 1}), 0, threads);
+      RunShifted(
+          OverlapDesc(1, type, {2, c / 2, r}, {rr * (cc / 2), 1, cc / 2}, {rr * (cc / 2), rr, 1}),
+          0, threads);
+      RunShifted(OverlapDesc(0, type, {n}, {-1}, {1}), 1001 * e, threads);
+      RunShifted(OverlapDesc(1, type, {n}, {-1}, {1}), -static_cast<int64_t>(n / 3) * e, threads);
+      if (type == DataType::kUInt8 || type == DataType::kFloat64) {
+        RunShifted(OverlapDesc(0, type, {c, r}, {1, cc}, {rr, 1}), 5 * e, threads);
+        // Two outer dims swapped, cells of 64 elements.
+        const uint64_t b = static_cast<uint64_t>(std::sqrt(static_cast<double>(n) / 128));
+        const auto bb = static_cast<int64_t>(b);
+        RunShifted(OverlapDesc(0, type, {2 * b, b, 64}, {64, 128 * bb, 1}, {64 * bb, 64, 1}), 0,
+                   threads);
+        const uint64_t s = 96;
+        const auto ss = static_cast<int64_t>(s);
+        const uint64_t m = n / (s * s);
+        const OperatorDesc permuted = OverlapDesc(
+            1, type, {m, s, s}, {1, ss * static_cast<int64_t>(m), static_cast<int64_t>(m)},
+            {ss * ss, ss, 1});
+        RunShifted(permuted, -3 * e, threads);
+        RunShifted(permuted, 0, threads);  // packed: transposes of dim groups
+      }
+      if (HasFailure()) return;
+    }
   }
 }
 

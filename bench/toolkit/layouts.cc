@@ -20,6 +20,10 @@ constexpr std::pair<std::string_view, Layout> kLayoutNames[] = {
     {"overlap_cross", Layout::kOverlapCross},
     {"overlap_transpose", Layout::kOverlapTranspose},
     {"overlap_reverse", Layout::kOverlapReverse},
+    {"overlap_transpose_wide", Layout::kOverlapTransposeWide},
+    {"overlap_reverse_shifted", Layout::kOverlapReverseShifted},
+    {"overlap_permute", Layout::kOverlapPermute},
+    {"overlap_transpose_shifted", Layout::kOverlapTransposeShifted},
     {"nchw_to_nhwc", Layout::kNchwToNhwc},
     {"nhwc_to_nchw", Layout::kNhwcToNchw},
     {"batched_transpose", Layout::kBatchedTranspose},
@@ -129,13 +133,43 @@ Shapes MakeShapes(Layout layout, DataType type, uint64_t bytes) {
       s.input = TensorDesc::Strided(type, {batch, r, c}, {Signed(r * c), 1, Signed(r)});
       break;
     }
+    case Layout::kOverlapTransposeWide:
+    case Layout::kOverlapTransposeShifted: {
+      // A packed side x 2 side matrix transposed onto itself: blocks and chunks; one element
+      // further on, the element map.
+      const uint64_t side =
+          std::max<uint64_t>(1, static_cast<uint64_t>(std::sqrt(static_cast<double>(n) / 2)));
+      n = 2 * side * side;
+      s.input = TensorDesc::Strided(type, {2 * side, side}, {1, static_cast<int64_t>(2 * side)});
+      s.output = TensorDesc::Packed(type, s.input.sizes);
+      if (layout == Layout::kOverlapTransposeShifted) s.output_shift = esize;
+      break;
+    }
+    case Layout::kOverlapReverseShifted:
+      // Reversed, the output n / 4 elements further on: not the mirror, so the element map.
+      s.input = TensorDesc::Strided(type, {n}, {-1});
+      s.output = TensorDesc::Packed(type, {n});
+      s.output_shift = n / 4 * esize;
+      break;
+    case Layout::kOverlapPermute: {
+      // (a, b, 64) stored as (b, a, 64) with a = 2 b, onto itself: chunks of 64 elements.
+      const uint64_t b =
+          std::max<uint64_t>(1, static_cast<uint64_t>(std::sqrt(static_cast<double>(n) / 128)));
+      n = 2 * b * b * 64;
+      s.input =
+          TensorDesc::Strided(type, {2 * b, b, 64}, {64, static_cast<int64_t>(2 * b * 64), 1});
+      s.output = TensorDesc::Packed(type, s.input.sizes);
+      break;
+    }
   }
   s.elements = n;
   s.input_bytes = s.input.total_tensor_size_in_bytes;
   s.output_bytes = s.output.total_tensor_size_in_bytes;
   s.shares_buffer = layout == Layout::kInPlace || layout == Layout::kOverlap ||
                     layout == Layout::kOverlapCross || layout == Layout::kOverlapTranspose ||
-                    layout == Layout::kOverlapReverse;
+                    layout == Layout::kOverlapReverse || layout == Layout::kOverlapTransposeWide ||
+                    layout == Layout::kOverlapReverseShifted || layout == Layout::kOverlapPermute ||
+                    layout == Layout::kOverlapTransposeShifted;
   return s;
 }
 

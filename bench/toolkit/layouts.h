@@ -12,26 +12,31 @@
 namespace eltwise::bench {
 
 enum class Layout {
-  kContiguous,        // packed input and output
-  kInPlace,           // packed, the output is the input
-  kTransposed,        // a square matrix read column-wise, written row-major
-  kBroadcast,         // one input element to every output element (input stride 0)
-  kRows,              // rows of 1000 elements in a pitch of 1024, in and out
-  kGathered2,         // every 2nd (3rd, 4th) input element into a packed output
-  kGathered3,         //
-  kGathered4,         //
-  kOverlap,           // rows compacted within their own buffer
-  kOverlapCross,      // the same, the output meeting its input at the middle row
-  kOverlapTranspose,  // a square matrix transposed onto itself
-  kOverlapReverse,    // a vector reversed onto itself
-  kNchwToNhwc,        // a 4-D NCHW activation (1 x 64 x H x W) written as NHWC
-  kNhwcToNchw,        // a 4-D NHWC activation (1 x H x W x 64) written as NCHW
-  kBatchedTranspose,  // a 3-D batch of 64 x 256 matrices, each written transposed
+  kContiguous,               // packed input and output
+  kInPlace,                  // packed, the output is the input
+  kTransposed,               // a square matrix read column-wise, written row-major
+  kBroadcast,                // one input element to every output element (input stride 0)
+  kRows,                     // rows of 1000 elements in a pitch of 1024, in and out
+  kGathered2,                // every 2nd (3rd, 4th) input element into a packed output
+  kGathered3,                //
+  kGathered4,                //
+  kOverlap,                  // rows compacted within their own buffer
+  kOverlapCross,             // the same, the output meeting its input at the middle row
+  kOverlapTranspose,         // a square matrix transposed onto itself
+  kOverlapReverse,           // a vector reversed onto itself
+  kOverlapTransposeWide,     // a side x 2 side matrix transposed onto itself
+  kOverlapReverseShifted,    // a vector reversed, the output a quarter of it further on
+  kOverlapPermute,           // (a, b, 64) with a and b swapped onto itself (a != b)
+  kOverlapTransposeShifted,  // overlap_transpose_wide, the output one element further on
+  kNchwToNhwc,               // a 4-D NCHW activation (1 x 64 x H x W) written as NHWC
+  kNhwcToNchw,               // a 4-D NHWC activation (1 x H x W x 64) written as NCHW
+  kBatchedTranspose,         // a 3-D batch of 64 x 256 matrices, each written transposed
 };
 
 // "contiguous", "inplace", "transposed", "broadcast", "rows", "gathered", "gathered3",
-// "gathered4", "overlap", "overlap_cross", "overlap_transpose", "overlap_reverse", "nchw_to_nhwc",
-// "nhwc_to_nchw", "batched_transpose".
+// "gathered4", "overlap", "overlap_cross", "overlap_transpose", "overlap_reverse",
+// "overlap_transpose_wide", "overlap_reverse_shifted", "overlap_permute",
+// "overlap_transpose_shifted", "nchw_to_nhwc", "nhwc_to_nchw", "batched_transpose".
 std::optional<Layout> ParseLayout(std::string_view name);
 
 // The layouts timed unless others are asked for.
@@ -43,6 +48,10 @@ inline constexpr std::string_view kLayoutsHelp =
     "gathered4 (input strides 3 and 4) overlap (rows compacted within their own buffer) "
     "overlap_cross (the same, output meeting its input at the middle row) overlap_transpose (a "
     "square matrix transposed onto itself) overlap_reverse (a vector reversed onto itself) "
+    "overlap_transpose_wide (a side x 2 side matrix transposed onto itself) "
+    "overlap_reverse_shifted (a vector reversed, the output a quarter of it further on) "
+    "overlap_permute (dims a, b of (a, b, 64) swapped onto itself, a = 2 b) "
+    "overlap_transpose_shifted (overlap_transpose_wide, the output one element further on) "
     "nchw_to_nhwc (a 1x64xHxW activation written channels-last) nhwc_to_nchw (the reverse) "
     "batched_transpose (a batch of 64x256 matrices, each written transposed)";
 

@@ -132,6 +132,19 @@ void PlanSwap(const std::vector<Dim>& dims, uint64_t esize, Plan& plan) {
   plan.overlap.swap_distance = static_cast<uint64_t>(distance);
 }
 
+// Whether the walk of `strides` (input or output) is nested (OverlapPlan::invertible).
+bool IsNested(std::vector<Dim> dims, bool input) {
+  const auto magnitude = [input](const Dim& d) { return StrideMagnitude(input ? d.in : d.out); };
+  std::sort(dims.begin(), dims.end(),
+            [&](const Dim& a, const Dim& b) { return magnitude(a) < magnitude(b); });
+  unsigned __int128 extent = 0;  // elements spanned by the smaller strides
+  for (const Dim& d : dims) {
+    if (magnitude(d) == 0 || magnitude(d) <= extent) return false;
+    extent += static_cast<unsigned __int128>(magnitude(d)) * (d.size - 1);
+  }
+  return true;
+}
+
 }  // namespace
 
 Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
@@ -209,7 +222,10 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
     result.erase(result.begin() + static_cast<ptrdiff_t>(fastest));
     result.insert(result.end() - 1, moved);
   }
-  if (plan.overlap.staging == OverlapStaging::kWholeInput) PlanSwap(result, esize, plan);
+  if (plan.overlap.staging == OverlapStaging::kWholeInput) {
+    PlanSwap(result, esize, plan);
+    plan.overlap.invertible = IsNested(result, true) && IsNested(result, false);
+  }
   plan.layout = layout;
   plan.rank = static_cast<int>(result.size());
   for (int i = 0; i < plan.rank; ++i) {

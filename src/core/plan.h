@@ -39,7 +39,11 @@ enum class OverlapStaging : uint8_t {
                 // overlaps exactly the input of the mirror element s(x) (s(s(x)) = x), so mirror
                 // pairs of tiles, both read before either is written, are exact in any order; at
                 // any other distance, as kWholeInput
-  kWholeInput,  // any other walk: a copy of the whole input span first
+  kWholeInput,  // any other walk: no order of bounded chunks is exact. The backend copies an
+                // input span of at most 1 MiB whole; beyond, it uses bounded schemes by shape
+                // (shifted reversals, permutations of packed dims, a move through a packed
+                // output's bytes, the element map of invertible walks: src/cpu/partial_overlap.cc,
+                // Note [partial overlap on the CPU]) and copies the span only when none applies
 };
 
 // How a partial overlap of input and output is made exact (decided once by MakePlan).
@@ -58,6 +62,10 @@ struct OverlapPlan {
   int8_t swap_b = -1;
   uint8_t reversed_dims = 0;
   uint64_t swap_distance = 0;
+  // kWholeInput and kSwapTiles: both walks are nested (no stride 0; sorted by magnitude, each
+  // stride exceeds the extent of the smaller ones), so an address maps back to at most one element
+  // by dividing by the strides from the largest down.
+  bool invertible = false;
 };
 // Where input and output lie relative to each other for one execution.
 enum class Aliasing : uint8_t {

@@ -31,4 +31,10 @@ void RunPlanWithTable(const KernelTable& table, const Plan& plan, const std::byt
 // was.
 uint64_t LastOverlapStagingBytes();
 
+// For tests: the limits of the partial-overlap schemes for walks that no chunk order makes exact
+// (partial_overlap.cc): an input span of at most `copy_bytes` is copied whole, and an in-place
+// transpose stages blocks through at most `transpose_bytes`. Defaults 1 MiB each; small limits
+// make small tensors take the paths large ones take. Not for concurrent use with such calls.
+void SetPartialOverlapLimits(uint64_t copy_bytes, uint64_t transpose_bytes);
+
 }  // namespace eltwise

@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "cpu/cpu_backend.h"
 #include "cpu/layout_walkers.h"
@@ -61,8 +63,36 @@ namespace {
 // is written. Writing T overwrites only the inputs of s(T) and writing s(T) only those of T, both
 // read already, so pairs run in any order, on any number of threads.
 //
-// Anything else (kWholeInput, or kSwapTiles at another distance): a copy of the whole input span,
-// then the plan from the copy.
+// Anything else (kWholeInput, or kSwapTiles at another distance), in bounded memory, the first
+// scheme that applies:
+//  * an input span of at most kSmallInputCopyBytes is copied whole, then the plan runs from the
+//    copy (the fastest way, and bounded);
+//  * a packed vector reversed onto itself at another distance than the mirror one
+//    (ShiftedReversal): element i's output is the input of P - i and the reverse, so pairs of
+//    tiles {T, P - T} are read, then written, in any order; elements whose partner lies outside
+//    the vector touch no other element's input;
+//  * both walks packed over the same bytes in different dim orders (PackedPermutation): at most
+//    rank - 1 in-place transposes of adjacent dim groups, bits moved by all but the last, which
+//    applies f. Each is a batch of R x C matrices of cells (InPlaceTranspose). Elements: either
+//    blocks of c rows (c | R) transposed through a buffer, then the R/c x C matrix of c-element
+//    chunks transposed, or the R x C/c matrix of c-element chunks transposed first, then blocks
+//    of c columns (c | C), now contiguous R x c matrices, each through the buffer. Cells (an
+//    inner dim packed in both walks): one chunk transpose. A chunk transpose follows the cycles
+//    of its permutation, each from its lowest position, one chunk held at a time;
+//  * a packed output and an input that rises in its own dim order, at any distance
+//    (RunThroughOutputSpan): the input copied as bits into the output's bytes, packed in its own
+//    dim order (rising walks, exact as above, writing only output bytes), then permuted there;
+//  * both walks invertible (plan.h) and a whole number of elements apart (ElementChains): every
+//    output element overlaps at most one input element exactly, and next(x), the element whose
+//    input x's output overwrites, is found by dividing by the input strides. Both walks are
+//    injective, so next is injective: the elements form disjoint chains (a head whose input no
+//    output overwrites, then next, next of next, ... up to an element whose output is no input)
+//    and cycles. Following a chain or cycle reads next's input before writing over it, so it
+//    holds one raw value at a time (a batch of kChainBatch, for the kernel's sake). A chain runs
+//    from its head (prev, found by dividing by the output strides, is none), a cycle from its
+//    lowest element. Chains and cycles share no byte, so threads take ranges of heads and leaders;
+//  * anything else (a zero input stride in some dims, or a fraction of an element apart into an
+//    output that is not packed): a copy of the whole input span, then the plan from it.
 
 // Partial overlap of rising walks is processed in chunks of at most this many bytes (one stays in
 // L1), a window of at most kOverlapWindowBytes of them at a time with threads.
@@ -75,6 +105,19 @@ constexpr size_t kOverlapWindowBytes = size_t{512} << 10;
 constexpr size_t kOverlapDirectBytes = 256;
 // One mirror tile; a task holds two.
 constexpr size_t kSwapTileBytes = size_t{16} << 10;
+// Walks that no chunk order makes exact: an input span of at most this many bytes is copied whole;
+// an in-place transpose stages blocks through at most this many bytes over all threads (both
+// changed by tests through SetPartialOverlapLimits).
+constexpr uint64_t kSmallInputCopyBytes = uint64_t{1} << 20;
+constexpr uint64_t kTransposeStagingBytes = uint64_t{1} << 20;
+// A chunk transpose first groups chunks smaller than this (InPlaceTranspose::PackedChunks).
+constexpr uint64_t kGroupedChunkBytes = 512;
+// Of which each thread's bitmap of decided cycle positions takes at most this much.
+constexpr uint64_t kMaxMarkBytes = uint64_t{64} << 10;
+std::atomic<uint64_t> small_input_copy_bytes{kSmallInputCopyBytes};
+std::atomic<uint64_t> transpose_staging_bytes{kTransposeStagingBytes};
+// Elements of a chain that the element-map follower computes with one kernel call.
+constexpr size_t kChainBatch = 256;
 
 // Temporary memory of the calling thread's last partially overlapping Run (see cpu_backend.h).
 thread_local uint64_t last_overlap_staging_bytes = 0;
@@ -553,6 +596,645 @@ class SwappedTiles {
   uint64_t total_ = 1;
 };
 
+// Walks that are both invertible, a whole number of elements apart (the Note's element map):
+// follows the chains and cycles of next(x), the element whose input x's output overwrites.
+class ElementChains {
+ public:
+  ElementChains(const KernelTable& table, const Plan& plan, const std::byte* input,
+                std::byte* output, int threads)
+      : kernel_(table.Contiguous(plan.function, plan.type)),
+        esize_(plan.element_size),
+        rank_(plan.rank),
+        count_(plan.element_count),
+        input_(input),
+        output_(output),
+        threads_(ThreadsFor(threads, 2 * plan.element_count * plan.element_size)) {
+    uint64_t weight = 1;
+    for (int d = rank_ - 1; d >= 0; --d) {
+      size_[d] = plan.sizes[d];
+      in_[d] = plan.input_strides[d];
+      out_[d] = plan.output_strides[d];
+      weight_[d] = weight;
+      weight *= size_[d];
+      if (in_[d] < 0) in_low_ += static_cast<int64_t>(size_[d] - 1) * in_[d];
+      in_order_[d] = out_order_[d] = d;
+    }
+    const auto by = [](const std::array<int64_t, kMaxRank>& s) {
+      return [&s](int a, int b) { return StrideMagnitude(s[a]) > StrideMagnitude(s[b]); };
+    };
+    std::sort(in_order_.begin(), in_order_.begin() + rank_, by(in_));
+    std::sort(out_order_.begin(), out_order_.begin() + rank_, by(out_));
+    // A whole number of elements (RunPartialOverlap checks); both lie in one buffer.
+    distance_ = static_cast<int64_t>(reinterpret_cast<uintptr_t>(output) -
+                                     reinterpret_cast<uintptr_t>(input)) /
+                static_cast<int64_t>(esize_);
+  }
+
+  // Whether the walks of `plan` at these first elements can be followed.
+  static bool Applies(const Plan& plan, const std::byte* input, const std::byte* output) {
+    const uintptr_t apart =
+        reinterpret_cast<uintptr_t>(output) - reinterpret_cast<uintptr_t>(input);
+    const uintptr_t magnitude = apart > UINTPTR_MAX / 2 ? uintptr_t{0} - apart : apart;
+    return plan.overlap.invertible && plan.rank > 0 && magnitude % plan.element_size == 0;
+  }
+
+  Status Run() const {
+    const auto tasks = static_cast<size_t>(
+        threads_ == 1 ? 1 : std::min<uint64_t>(count_, static_cast<uint64_t>(threads_) * 8));
+    last_overlap_staging_bytes = sizeof(Batch) * static_cast<uint64_t>(threads_);
+    ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t t) {
+      Batch batch;
+      const uint64_t first = count_ * t / tasks, last = count_ * (t + 1) / tasks;
+      Coords x = CoordsOf(first), y;
+      for (uint64_t e = first; e < last; ++e, Increment(x)) {
+        if (!Previous(x, y)) {  // a chain's head
+          Follow(x, e, false, batch);
+          continue;
+        }
+        if (LeadsCycle(x, e)) Follow(x, e, true, batch);
+      }
+    });
+    return Status::Ok();
+  }
+
+ private:
+  using Coords = std::array<uint64_t, kMaxRank>;
+  struct Batch {
+    alignas(64) std::byte raw[(kChainBatch + 1) * 8];
+    alignas(64) std::byte value[kChainBatch * 8];
+    std::byte* out[kChainBatch];
+  };
+
+  int64_t InputOffset(const Coords& x) const {  // elements from the first input element
+    int64_t o = 0;
+    for (int d = 0; d < rank_; ++d) o += static_cast<int64_t>(x[d]) * in_[d];
+    return o;
+  }
+  int64_t OutputOffset(const Coords& x) const {
+    int64_t o = 0;
+    for (int d = 0; d < rank_; ++d) o += static_cast<int64_t>(x[d]) * out_[d];
+    return o;
+  }
+  uint64_t Index(const Coords& x) const {
+    uint64_t e = 0;
+    for (int d = 0; d < rank_; ++d) e += x[d] * weight_[d];
+    return e;
+  }
+  Coords CoordsOf(uint64_t e) const {
+    Coords x{};
+    for (int d = rank_ - 1; d >= 0; --d) {
+      x[d] = e % size_[d];
+      e /= size_[d];
+    }
+    return x;
+  }
+  void Increment(Coords& x) const {
+    for (int d = rank_ - 1; d >= 0; --d) {
+      if (++x[d] < size_[d]) return;
+      x[d] = 0;
+    }
+  }
+  // The element whose output (input unless `output`) starts `offset` elements from the first
+  // output (input) element, if any: the walk is nested, so the strides from the largest down
+  // divide the offset from the walk's lowest element uniquely.
+  bool Find(int64_t offset, bool output, Coords& x) const {
+    const std::array<int64_t, kMaxRank>& stride = output ? out_ : in_;
+    const std::array<int, kMaxRank>& order = output ? out_order_ : in_order_;
+    const int64_t low = output ? 0 : in_low_;  // output strides are positive (MakePlan)
+    if (offset < low) return false;
+    uint64_t u = static_cast<uint64_t>(offset - low);
+    for (int k = 0; k < rank_; ++k) {
+      const int d = order[k];
+      const uint64_t magnitude = StrideMagnitude(stride[d]);
+      const uint64_t q = u / magnitude;
+      if (q >= size_[d]) return false;
+      u -= q * magnitude;
+      x[d] = stride[d] > 0 ? q : size_[d] - 1 - q;
+    }
+    return u == 0;
+  }
+  bool Next(const Coords& x, Coords& y) const {
+    return Find(OutputOffset(x) + distance_, false, y);
+  }
+  // The element whose output overwrites x's input.
+  bool Previous(const Coords& x, Coords& y) const {
+    return Find(InputOffset(x) - distance_, true, y);
+  }
+  // Whether x (index e, not a chain's head) is the lowest element of a cycle. Walks next and
+  // previous in turn until one meets a lower element or a chain's end (then no) or comes back to
+  // e (yes): along a chain or cycle the indices often rise one way and fall the other (a shifted
+  // transpose's chains run along diagonals), so one direction alone could walk a whole chain
+  // for each of its elements.
+  bool LeadsCycle(const Coords& x, uint64_t e) const {
+    Coords forward = x, backward = x, y;
+    while (true) {
+      if (!Next(forward, y)) return false;
+      uint64_t f = Index(y);
+      if (f <= e) return f == e;
+      forward = y;
+      if (!Previous(backward, y)) return false;
+      f = Index(y);
+      if (f <= e) return f == e;
+      backward = y;
+    }
+  }
+
+  // Runs the chain from `head` (index e), or the cycle it leads, kChainBatch elements per kernel
+  // call: each element's output is written only after the input it overwrites (next's) is read.
+  void Follow(const Coords& head, uint64_t e, bool cycle, Batch& b) const {
+    const auto esize = static_cast<ptrdiff_t>(esize_);
+    std::memcpy(b.raw, input_ + InputOffset(head) * esize, esize_);
+    Coords x = head, y;
+    for (bool done = false; !done;) {
+      size_t k = 0;
+      while (k < kChainBatch) {
+        b.out[k++] = output_ + OutputOffset(x) * esize;
+        // A cycle ends at the element whose output is the leader's input, read first.
+        if (!Next(x, y) || (cycle && Index(y) == e)) {
+          done = true;
+          break;
+        }
+        std::memcpy(b.raw + k * esize_, input_ + InputOffset(y) * esize, esize_);
+        x = y;
+      }
+      kernel_(b.raw, b.value, k);
+      for (size_t i = 0; i < k; ++i) std::memcpy(b.out[i], b.value + i * esize_, esize_);
+      if (!done) std::memcpy(b.raw, b.raw + k * esize_, esize_);  // x's input, read already
+    }
+  }
+
+  ContiguousKernel kernel_;
+  size_t esize_;
+  int rank_;
+  uint64_t count_;
+  const std::byte* input_;
+  std::byte* output_;
+  int threads_;
+  std::array<uint64_t, kMaxRank> size_{}, weight_{};
+  std::array<int64_t, kMaxRank> in_{}, out_{};
+  std::array<int, kMaxRank> in_order_{}, out_order_{};  // dims by stride magnitude, largest first
+  int64_t in_low_ = 0;                                  // the lowest input element's offset
+  int64_t distance_ = 0;                                // first output - first input, elements
+};
+
+// A packed vector reversed onto itself at another distance than the mirror one (the Note's
+// shifted reversal): element i's output overwrites the input of P - i, whose output overwrites
+// i's input, so pairs of tiles {T, P - T} are read whole before either is written, in any order;
+// elements whose partner lies outside the vector touch no other element's input.
+class ShiftedReversal {
+ public:
+  // Whether `plan` at these first elements is one: rank 1, input stride -1, output stride 1, the
+  // input's first (highest) element a whole number of elements from the output's first.
+  static bool Applies(const Plan& plan, const std::byte* input, const std::byte* output) {
+    if (plan.rank != 1 || plan.input_strides[0] != -1 || plan.output_strides[0] != 1) return false;
+    const uintptr_t apart =
+        reinterpret_cast<uintptr_t>(input) - reinterpret_cast<uintptr_t>(output);
+    const uintptr_t magnitude = apart > UINTPTR_MAX / 2 ? uintptr_t{0} - apart : apart;
+    return magnitude % plan.element_size == 0;
+  }
+
+  ShiftedReversal(const KernelTable& table, const Plan& plan, const std::byte* input,
+                  std::byte* output, int threads)
+      : staging_(table, plan),
+        input_(input),
+        output_(output),
+        n_(static_cast<int64_t>(plan.sizes[0])),
+        threads_(ThreadsFor(threads, 2 * plan.element_count * plan.element_size)) {
+    // in(P - i) = input - (P - i) = output + i = out(i), in elements.
+    partner_ = static_cast<int64_t>(reinterpret_cast<uintptr_t>(input) -
+                                    reinterpret_cast<uintptr_t>(output)) /
+               static_cast<int64_t>(plan.element_size);
+    tile_ = static_cast<int64_t>(kSwapTileBytes / plan.element_size);
+    // Paired elements: [lo, hi], both i and P - i in the vector; i < half pairs with one above.
+    lo_ = std::max<int64_t>(0, partner_ - (n_ - 1));
+    hi_ = std::min<int64_t>(n_ - 1, partner_);
+    half_ = lo_ <= hi_ ? std::max(lo_, (partner_ + 1) / 2) : 0;
+    if (lo_ > hi_) lo_ = hi_ = n_;  // none: every element is free
+    free_low_ = Tiles(lo_);
+    free_high_ = Tiles(hi_ >= n_ ? 0 : n_ - 1 - hi_);
+    pairs_ = lo_ < half_ ? Tiles(half_ - lo_) : 0;
+  }
+
+  Status Run() const {
+    last_overlap_staging_bytes =
+        2 * static_cast<uint64_t>(tile_) * staging_.esize * static_cast<uint64_t>(threads_);
+    const bool fixed = lo_ <= hi_ && hi_ < n_ && partner_ % 2 == 0;  // i = P / 2 onto itself
+    const auto tasks = static_cast<size_t>(free_low_ + free_high_ + pairs_ + (fixed ? 1 : 0));
+    ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t task) {
+      alignas(64) std::byte tiles[2][kSwapTileBytes];
+      auto t = static_cast<int64_t>(task);
+      if (t < free_low_) return Stage(t * tile_, std::min(lo_, (t + 1) * tile_), tiles[0]);
+      t -= free_low_;
+      if (t < free_high_) {
+        return Stage(hi_ + 1 + t * tile_, std::min(n_, hi_ + 1 + (t + 1) * tile_), tiles[0]);
+      }
+      t -= free_high_;
+      if (t == pairs_) return Stage(partner_ / 2, partner_ / 2 + 1, tiles[0]);
+      const int64_t a = lo_ + t * tile_, b = std::min(half_, a + tile_);
+      Read(a, b, tiles[0]);
+      Read(partner_ - b + 1, partner_ - a + 1, tiles[1]);
+      Write(a, b, tiles[0]);
+      Write(partner_ - b + 1, partner_ - a + 1, tiles[1]);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  int64_t Tiles(int64_t elements) const { return (elements + tile_ - 1) / tile_; }
+  // Elements [a, b) through p: read, then written.
+  void Read(int64_t a, int64_t b, std::byte* p) const {
+    staging_.Read(input_ - a * static_cast<ptrdiff_t>(staging_.esize), p,
+                  static_cast<uint64_t>(b - a));
+  }
+  void Write(int64_t a, int64_t b, std::byte* p) const {
+    staging_.Write(p, output_ + a * static_cast<ptrdiff_t>(staging_.esize),
+                   static_cast<uint64_t>(b - a));
+  }
+  void Stage(int64_t a, int64_t b, std::byte* p) const {
+    Read(a, b, p);
+    Write(a, b, p);
+  }
+
+  PieceStaging staging_;
+  const std::byte* input_;
+  std::byte* output_;
+  int64_t n_;
+  int threads_;
+  int64_t partner_ = 0;  // P
+  int64_t tile_ = 1;     // elements per tile
+  int64_t lo_ = 0, hi_ = 0, half_ = 0;
+  int64_t free_low_ = 0, free_high_ = 0, pairs_ = 0;  // tiles of each kind
+};
+
+// x / d for every x below a limit, by a multiplication when the limit and d fit in 32 bits
+// (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019: exact for all 32-bit x
+// and d >= 2), else by a division.
+class Divider {
+ public:
+  Divider(uint64_t d, uint64_t limit)
+      : d_(d), m_(d >= 2 ? UINT64_MAX / d + 1 : 0), fast_(d >= 2 && limit <= (uint64_t{1} << 32)) {}
+  uint64_t Quotient(uint64_t x) const {
+    return fast_ ? static_cast<uint64_t>((static_cast<unsigned __int128>(m_) * x) >> 64) : x / d_;
+  }
+
+ private:
+  uint64_t d_, m_;
+  bool fast_;
+};
+
+// The largest divisor of n that is at most `cap` (0 when cap is 0).
+uint64_t LargestDivisorAtMost(uint64_t n, uint64_t cap) {
+  if (cap >= n) return n;
+  uint64_t best = 0;
+  for (uint64_t d = 1; d <= n / d; ++d) {
+    if (n % d != 0) continue;
+    if (d <= cap) best = std::max(best, d);
+    if (n / d <= cap) best = std::max(best, n / d);
+  }
+  return best;
+}
+
+// A batch of packed R x C matrices of cells of k elements (k = 1: of elements), one after another,
+// transposed onto themselves: the input's cell (i, j) at (i * C + j) * k, its output at
+// (j * R + i) * k (the Note's block moves).
+struct MatrixShape {
+  uint64_t batch = 1, rows = 1, columns = 1, cell = 1;
+};
+class InPlaceTranspose {
+ public:
+  // Applies `function` (kCopy: moves bits only) on the way.
+  InPlaceTranspose(const KernelTable& table, const Plan& plan, Function function,
+                   const MatrixShape& shape, std::byte* base, int threads)
+      : transpose_(table.Transposed(function, plan.type)),
+        kernel_(function == Function::kCopy ? nullptr : table.Contiguous(function, plan.type)),
+        esize_(plan.element_size),
+        base_(base),
+        shape_(shape),
+        threads_(ThreadsFor(threads, 2 * plan.element_count * plan.element_size)) {
+    // Each thread's area: a slot (blocks and chunks) and a bitmap marking the positions of a
+    // window whose cycle is decided (up to a quarter of the area, at most kMaxMarkBytes).
+    const uint64_t area =
+        transpose_staging_bytes.load(std::memory_order_relaxed) / static_cast<uint64_t>(threads_);
+    mark_words_ = std::max<uint64_t>(1, std::min(area / 4, kMaxMarkBytes) / 8);
+    slot_ = std::max<uint64_t>(8, area - std::min(area, mark_words_ * 8)) / 8 * 8;
+    area_ = slot_ + mark_words_ * 8;
+    // Elements: blocks of c rows (c | R) or of c columns (c | C) that fit a thread's slot; the
+    // larger chunk wins.
+    if (shape_.cell == 1) {
+      by_rows_ = LargestDivisorAtMost(shape_.rows, slot_ / (shape_.columns * esize_));
+      by_columns_ = LargestDivisorAtMost(shape_.columns, slot_ / (shape_.rows * esize_));
+    }
+  }
+
+  // Whether cells are moved, or a row or a column fits a thread's slot (else the element map is
+  // followed instead).
+  bool Feasible() const { return shape_.cell > 1 || by_rows_ > 0 || by_columns_ > 0; }
+
+  // The temporary memory Run needs (the same for every shape on the same threads).
+  uint64_t StagingBytes() const { return area_ * static_cast<uint64_t>(threads_); }
+
+  // Runs in `buffer` (StagingBytes, 8-byte aligned).
+  void Run(uint64_t* buffer) {
+    buffer_ = buffer;
+    last_overlap_staging_bytes = StagingBytes();
+    const uint64_t rows = shape_.rows, columns = shape_.columns;
+    const uint64_t cell = shape_.cell * esize_, matrix = rows * columns * cell;
+    const auto copy = [](const std::byte* from, std::byte* to, size_t n) {
+      if (from != to) std::memcpy(to, from, n);
+    };
+    for (uint64_t m = 0; m < shape_.batch; ++m) {
+      std::byte* const base = base_ + m * matrix;
+      if (shape_.cell > 1) {
+        // Cells moved whole, f applied on the way; cells larger than a slot in slot-sized
+        // pieces, each piece position permuted like the cells.
+        const uint64_t piece = slot_ / esize_ * esize_;
+        const auto compute = [this](const std::byte* from, std::byte* to, size_t n) {
+          kernel_(from, to, n / esize_);
+        };
+        if (cell <= piece) {
+          if (kernel_ == nullptr) {
+            PackedChunks(base, rows, columns, cell, copy);
+          } else {
+            PackedChunks(base, rows, columns, cell, compute);
+          }
+          continue;
+        }
+        for (uint64_t at = 0; at < cell; at += piece) {
+          if (kernel_ == nullptr) {
+            Chunks(base + at, rows, columns, cell, std::min(piece, cell - at), copy);
+          } else {
+            Chunks(base + at, rows, columns, cell, std::min(piece, cell - at), compute);
+          }
+        }
+      } else if (by_rows_ >= by_columns_) {
+        const uint64_t c = by_rows_;
+        Blocks(base, rows / c, c * columns, [&](std::byte* block, const std::byte* staged) {
+          transpose_(staged, static_cast<ptrdiff_t>(columns * esize_), block,
+                     static_cast<ptrdiff_t>(c * esize_), columns, c);
+        });
+        PackedChunks(base, rows / c, columns, c * esize_, copy);
+      } else {
+        const uint64_t c = by_columns_;
+        PackedChunks(base, rows, columns / c, c * esize_, copy);
+        Blocks(base, columns / c, rows * c, [&](std::byte* block, const std::byte* staged) {
+          transpose_(staged, static_cast<ptrdiff_t>(c * esize_), block,
+                     static_cast<ptrdiff_t>(rows * esize_), c, rows);
+        });
+      }
+    }
+  }
+
+ private:
+  // Each of `count` blocks of `elements` at `base`: copied to a thread's slot, then
+  // write(block, staged) computes it back in place.
+  template <class Write>
+  void Blocks(std::byte* base, uint64_t count, uint64_t elements, const Write& write) const {
+    const uint64_t bytes = elements * esize_;
+    const auto tasks = static_cast<size_t>(std::min<uint64_t>(count, threads_));
+    ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t t) {
+      std::byte* const slot = Slot(t);
+      for (uint64_t i = count * t / tasks; i < count * (t + 1) / tasks; ++i) {
+        std::byte* const block = base + i * bytes;
+        std::memcpy(slot, block, bytes);
+        write(block, slot);
+      }
+    });
+  }
+  // The K x N matrix of packed `chunk`-byte chunks at `base` transposed in place as by Chunks,
+  // small chunks grouped first: blocks of c rows of chunks (c | K) are transposed through a slot
+  // (c x N -> N x c chunks, bits only), which leaves the (K/c) x N matrix of c-chunk groups to
+  // transpose: chunk (i1 * c + i2, j) is then at ((i1 * N + j) * c + i2), and group (i1, j) goes
+  // to j * K/c + i1, i.e. the chunk to j * K + i. Repeated while chunks stay below
+  // kGroupedChunkBytes: a cycle moves whole groups, fewer and longer random accesses.
+  template <class Move>
+  void PackedChunks(std::byte* base, uint64_t k, uint64_t n, uint64_t chunk,
+                    const Move& move) const {
+    while (chunk < kGroupedChunkBytes) {
+      const uint64_t c = LargestDivisorAtMost(k, slot_ / (n * chunk));
+      if (c < 2) break;
+      Blocks(base, k / c, c * n * chunk / esize_, [&](std::byte* block, const std::byte* staged) {
+        std::byte* to = block;
+        for (uint64_t j = 0; j < n; ++j) {
+          for (uint64_t i = 0; i < c; ++i, to += chunk) {
+            std::memcpy(to, staged + (i * n + j) * chunk, chunk);
+          }
+        }
+      });
+      k /= c;
+      chunk *= c;
+    }
+    Chunks(base, k, n, chunk, chunk, move);
+  }
+
+  std::byte* Slot(size_t t) const { return reinterpret_cast<std::byte*>(buffer_) + t * area_; }
+  uint64_t* Marks(size_t t) const { return buffer_ + (t * area_ + slot_) / 8; }
+
+  // The K x N matrix of chunks at `base` (`stride` bytes apart, `chunk` bytes each, at most a
+  // slot) transposed in place: the chunk at i * N + j moves to j * K + i, by move(from, to,
+  // bytes) (distinct chunks or from the slot; fixed chunks onto themselves). Each cycle of the
+  // permutation runs from its lowest position, holding one chunk in a thread's slot. Whether s
+  // leads its cycle: walking the cycle from s meets no lower position before s again. Threads
+  // take ranges of s, each range in windows of one bitmap: positions of the window that a walk
+  // passes are marked and need no walk of their own (their cycle is decided, run by a lower
+  // leader or by this one), which keeps the walks near one step per position.
+  template <class Move>
+  void Chunks(std::byte* base, uint64_t k, uint64_t n, uint64_t stride, uint64_t chunk,
+              const Move& move) const {
+    const uint64_t total = k * n;
+    const Divider by_k(k, total);
+    // The position whose chunk moves to x.
+    const auto source = [&](uint64_t x) {
+      const uint64_t q = by_k.Quotient(x);
+      return (x - q * k) * n + q;
+    };
+    const auto prefetch = [&](uint64_t x) {
+      const std::byte* p = base + x * stride;
+      for (uint64_t b = 0; b < std::min<uint64_t>(chunk, 256); b += 64) __builtin_prefetch(p + b);
+    };
+    const uint64_t window = mark_words_ * 64;
+    const auto tasks = static_cast<size_t>(std::min<uint64_t>(total, threads_));
+    ThreadPool::Global().ParallelFor(tasks, threads_, [&](size_t t) {
+      std::byte* const slot = Slot(t);
+      uint64_t* const marks = Marks(t);
+      const uint64_t last = total * (t + 1) / tasks;
+      for (uint64_t w = total * t / tasks; w < last; w += window) {
+        const uint64_t end = std::min(last, w + window);
+        std::fill(marks, marks + mark_words_, uint64_t{0});
+        for (uint64_t s = w; s < end; ++s) {
+          if ((marks[(s - w) / 64] >> ((s - w) % 64) & 1u) != 0) continue;
+          uint64_t y = source(s);
+          if (y == s) {
+            move(base + s * stride, base + s * stride, chunk);  // a no-op for a copy
+            continue;
+          }
+          for (; y > s; y = source(y)) {
+            if (y < end) marks[(y - w) / 64] |= uint64_t{1} << ((y - w) % 64);
+          }
+          if (y != s) continue;  // a lower position leads this cycle
+          std::memcpy(slot, base + s * stride, chunk);
+          // The moves' sources are known ahead: fetch a few of them early.
+          constexpr int kAhead = 8;
+          uint64_t x = s, ahead = source(s);
+          for (int i = 0; i < kAhead && ahead != s; ++i, ahead = source(ahead)) prefetch(ahead);
+          for (y = source(x); y != s; x = y, y = source(y)) {
+            if (ahead != s) {
+              prefetch(ahead);
+              ahead = source(ahead);
+            }
+            move(base + y * stride, base + x * stride, chunk);
+          }
+          move(slot, base + x * stride, chunk);
+        }
+      }
+    });
+  }
+
+  TransposedKernel transpose_;
+  ContiguousKernel kernel_;
+  size_t esize_;
+  std::byte* base_;
+  MatrixShape shape_;
+  int threads_;
+  uint64_t area_, slot_;                   // bytes per thread, of them for blocks and chunks
+  uint64_t mark_words_;                    // the rest: a bitmap of this many words
+  uint64_t by_rows_ = 0, by_columns_ = 0;  // the block heights and widths that fit, 0 when none
+  uint64_t* buffer_ = nullptr;             // the threads' areas, during Run
+};
+
+// Both walks packed over the same bytes in different dim orders, onto themselves: the input's dim
+// order becomes the output's in at most rank - 1 in-place transposes, each of two adjacent groups
+// of dims ([before][G1][G2][after] -> [before][G2][G1][after]: a batch of |G1| x |G2| matrices of
+// cells of |after| elements), f applied by the last one.
+class PackedPermutation {
+ public:
+  // The steps for `plan` at these first elements; 0 when it is not such a permutation.
+  static int Steps(const Plan& plan, const std::byte* input, const std::byte* output,
+                   std::array<MatrixShape, kMaxRank>& steps) {
+    const int rank = plan.rank;
+    if (input != output || rank < 2) return 0;
+    // Each walk's dims, outermost first, must step through them packed.
+    std::array<int, kMaxRank> from{}, to{};
+    for (int d = 0; d < rank; ++d) from[d] = to[d] = d;
+    const auto packed = [&](std::array<int, kMaxRank>& order, const auto& strides) {
+      std::sort(order.begin(), order.begin() + rank,
+                [&](int a, int b) { return strides[a] > strides[b]; });
+      int64_t step = 1;
+      for (int k = rank - 1; k >= 0; --k) {
+        if (strides[order[k]] != step) return false;
+        step *= static_cast<int64_t>(plan.sizes[order[k]]);
+      }
+      return true;
+    };
+    if (!packed(from, plan.input_strides) || !packed(to, plan.output_strides)) return 0;
+    int count = 0;
+    for (int p = 0; p < rank; ++p) {
+      int q = p;
+      while (from[q] != to[p]) ++q;
+      if (q == p) continue;
+      MatrixShape& m = steps[count++];
+      for (int k = 0; k < rank; ++k) {
+        const uint64_t size = plan.sizes[from[k]];
+        if (k < p) m.batch *= size;
+        if (k >= p && k < q) m.rows *= size;
+        if (k == q) m.columns = size;
+        if (k > q) m.cell *= size;
+      }
+      std::rotate(from.begin() + p, from.begin() + q, from.begin() + q + 1);
+    }
+    return count;
+  }
+};
+
+// Runs the transposes of PackedPermutation's steps over the packed bytes at `base`, f applied by
+// the last; false (nothing done) when some step fits no thread's slot.
+bool RunPackedSteps(const KernelTable& table, const Plan& plan,
+                    const std::array<MatrixShape, kMaxRank>& steps, int count, std::byte* base,
+                    int threads, Status& status) {
+  for (int i = 0; i < count; ++i) {
+    if (!InPlaceTranspose(table, plan, Function::kCopy, steps[i], base, threads).Feasible()) {
+      return false;
+    }
+  }
+  const uint64_t bytes =
+      InPlaceTranspose(table, plan, Function::kCopy, steps[0], base, threads).StagingBytes();
+  const std::unique_ptr<uint64_t[]> buffer(new (std::nothrow) uint64_t[bytes / 8]);
+  if (!buffer) {
+    status = StagingFailed(bytes);
+    return true;
+  }
+  for (int i = 0; i < count; ++i) {
+    const Function f = i + 1 == count ? plan.function : Function::kCopy;
+    InPlaceTranspose(table, plan, f, steps[i], base, threads).Run(buffer.get());
+  }
+  status = Status::Ok();
+  return true;
+}
+
+// A packed output in some dim order and an input whose walk rises in its own dim order (the
+// Note's move through the output's bytes): the input is first copied, as bits, into the output's
+// bytes packed in the input's dim order (both walks rise: kChunked, exact at any distance, and it
+// writes only output bytes), then permuted there onto itself (PackedPermutation). False (nothing
+// done) when the shapes do not qualify or some transpose fits no slot.
+bool RunThroughOutputSpan(const KernelTable& table, const Plan& plan, const std::byte* input,
+                          std::byte* output, int threads, Status& status) {
+  const int rank = plan.rank;
+  if (rank < 2 || plan.output_span != plan.element_count * plan.element_size) return false;
+  std::array<int, kMaxRank> order{};  // the input's dims, largest stride first
+  for (int d = 0; d < rank; ++d) {
+    if (plan.input_strides[d] <= 0) return false;
+    order[d] = d;
+  }
+  std::sort(order.begin(), order.begin() + rank,
+            [&](int a, int b) { return plan.input_strides[a] > plan.input_strides[b]; });
+  unsigned __int128 extent = 0;  // the input rises: each stride beyond the smaller ones' extent
+  for (int k = rank - 1; k >= 0; --k) {
+    const auto stride = static_cast<uint64_t>(plan.input_strides[order[k]]);
+    if (stride <= extent) return false;
+    extent += static_cast<unsigned __int128>(stride) * (plan.sizes[order[k]] - 1);
+  }
+  const std::vector<uint64_t> sizes(plan.sizes.begin(), plan.sizes.begin() + rank);
+  std::vector<int64_t> staged(static_cast<size_t>(rank));  // packed in the input's order
+  int64_t step = 1;
+  for (int k = rank - 1; k >= 0; --k) {
+    staged[static_cast<size_t>(order[k])] = step;
+    step *= static_cast<int64_t>(plan.sizes[order[k]]);
+  }
+  const auto desc = [&](std::vector<int64_t> strides) {
+    TensorDesc t = TensorDesc::Strided(plan.type, sizes, std::move(strides));
+    t.total_tensor_size_in_bytes = *SpanInBytes(t.type, t.sizes, t.strides);
+    return t;
+  };
+  const TensorDesc in = desc({plan.input_strides.begin(), plan.input_strides.begin() + rank});
+  const TensorDesc middle = desc(staged);
+  const TensorDesc out = desc({plan.output_strides.begin(), plan.output_strides.begin() + rank});
+  const Plan move = MakePlan(Function::kCopy, in, middle, 1, 1);
+  const Plan permute = MakePlan(plan.function, middle, out, 1, 1);
+  std::array<MatrixShape, kMaxRank> steps;
+  const int count = PackedPermutation::Steps(permute, output, output, steps);
+  if (count == 0 || move.overlap.staging != OverlapStaging::kChunked) return false;
+  for (int i = 0; i < count; ++i) {  // every step must fit before anything is written
+    if (!InPlaceTranspose(table, permute, Function::kCopy, steps[i], output, threads).Feasible()) {
+      return false;
+    }
+  }
+  // Strides are positive, so both first elements are the lowest bytes.
+  switch (Classify(move, input, output)) {
+    case Aliasing::kInPlace:
+      break;
+    case Aliasing::kDisjoint:
+      RunPlan(table, move, input, output, threads);
+      break;
+    case Aliasing::kPartial:
+      status = RunPartialOverlap(table, move, input, output, threads);
+      if (!status.ok()) return true;
+      break;
+  }
+  const uint64_t moved = last_overlap_staging_bytes;
+  RunPackedSteps(table, permute, steps, count, output, threads, status);
+  last_overlap_staging_bytes = std::max(moved, last_overlap_staging_bytes);
+  return true;
+}
+
 // The Note's last resort: the plan from a copy of the whole input span.
 Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::byte* input,
                         std::byte* output, int threads) {
@@ -584,6 +1266,21 @@ Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::b
           plan.overlap.swap_distance) {
     return SwappedTiles(table, plan, first_in, first_out, threads).Run();
   }
+  if (plan.input_span > small_input_copy_bytes.load(std::memory_order_relaxed)) {
+    if (ShiftedReversal::Applies(plan, first_in, first_out)) {
+      return ShiftedReversal(table, plan, first_in, first_out, threads).Run();
+    }
+    std::array<MatrixShape, kMaxRank> steps;
+    Status status;
+    if (const int count = PackedPermutation::Steps(plan, first_in, first_out, steps);
+        count > 0 && RunPackedSteps(table, plan, steps, count, first_out, threads, status)) {
+      return status;
+    }
+    if (RunThroughOutputSpan(table, plan, first_in, first_out, threads, status)) return status;
+    if (ElementChains::Applies(plan, first_in, first_out)) {
+      return ElementChains(table, plan, first_in, first_out, threads).Run();
+    }
+  }
   return RunFromInputCopy(table, plan, input, output, threads);
 }
 
@@ -592,5 +1289,10 @@ Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::b
 namespace eltwise {
 
 uint64_t LastOverlapStagingBytes() { return cpu::last_overlap_staging_bytes; }
+
+void SetPartialOverlapLimits(uint64_t copy_bytes, uint64_t transpose_bytes) {
+  cpu::small_input_copy_bytes.store(copy_bytes, std::memory_order_relaxed);
+  cpu::transpose_staging_bytes.store(transpose_bytes, std::memory_order_relaxed);
+}
 
 }  // namespace eltwise
