@@ -4,11 +4,9 @@
 // (LD_PRELOAD), they win the same way. Memory comes from malloc/posix_memalign and goes back with
 // free, so AddressSanitizer still tracks every block and reports leaks.
 //
-// A preloaded copy reads two environment variables when it is loaded:
-//   ELTWISE_FAULT_ALLOC=n    arms the n-th allocation of the process (fault.h)
-//   ELTWISE_FAULT_THREADS=1  makes every thread creation fail
-//   ELTWISE_FAULT_FIRED=path is created when a fault fires (so a driver knows the n-th call was
-//                            reached and can stop at the first n that is not)
+// ELTWISE_FAULT_FIRED=path names a file created when a fault fires, so that a driver knows the
+// n-th call was reached and can stop at the first n that is not. A preloaded copy is armed from
+// the environment by fault_main.cc.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -66,16 +64,6 @@ void* AllocateOrThrow(std::size_t size, std::size_t alignment) {
 }
 
 std::size_t Alignment(std::align_val_t a) { return static_cast<std::size_t>(a); }
-
-// The preloaded copy's configuration (a linked copy is configured through fault.h).
-__attribute__((constructor)) void ConfigureFromEnvironment() {
-  if (const char* n = std::getenv("ELTWISE_FAULT_ALLOC"); n != nullptr && *n != '\0') {
-    eltwise_fault_arm_allocation(std::strtoull(n, nullptr, 10));
-  }
-  if (const char* t = std::getenv("ELTWISE_FAULT_THREADS"); t != nullptr && *t == '1') {
-    eltwise_fault_fail_threads(1);
-  }
-}
 
 }  // namespace
 
