@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "eltwise/directml.h"
@@ -90,6 +91,7 @@ const std::vector<Layout>& Layouts() {
       {"gathered", {1000, 3}, {6, 2}, {3, 1}, 0, 4 * 6000},
       {"transposed", {64, 48}, {1, 64}, {48, 1}, 0, 4 * 64 * 48},
       {"transposed, large (worker threads)", {512, 512}, {1, 512}, {512, 1}, 0, 4 * 512 * 512},
+      {"transposed, gathered tiles", {300, 200}, {2, 600}, {200, 1}, 0, 4 * 120000},
       {"partial overlap, chunked", {100000}, {1}, {1}, 0, 4},
       {"partial overlap, chunked rows", {3, 70001}, {70001, 1}, {70003, 1}, 8, 0},
       {"partial overlap, swapped tiles", {16, 16}, {1, 16}, {16, 1}, 0, 0},
@@ -139,6 +141,48 @@ TEST(AllocationFaults, CompileAndExecuteEveryLayout) {
     UntilSuccess(std::string("Compile+Execute ") + l.name, call,
                  BufferChecks(buffer, initial, expected));
   }
+}
+
+// The transposed walk allocates a tile buffer on each thread's first tile, while other tiles may
+// already be written: without it the tile must still be computed (row by row). Each run is on a
+// fresh thread (with a device of one thread, so every tile runs there), whose buffer is not yet
+// allocated.
+TEST(AllocationFaults, TransposedTileBufferOnAFreshThread) {
+  const Device device = CpuDevice(1);
+  // Transposed with an input not packed along its fastest dim: gathered tile by tile.
+  const Layout l = {"transposed", {300, 200}, {2, 600}, {200, 1}, 0, 4 * 120000};
+  const OperatorDesc desc = RoundOf(l);
+  const std::vector<std::byte> initial = InitialBuffer(l);
+  const std::vector<std::byte> expected = ExpectedBuffer(l, desc, initial);
+  Expected<CompiledOperator> op = Compile(device, desc);
+  ASSERT_TRUE(op.ok()) << op.status().ToString();
+  std::vector<std::byte> buffer;
+  uint64_t recovered = 0;
+  for (uint64_t n = 1; n <= kMaxAttempts; ++n) {
+    buffer = initial;
+    Status status;
+    bool fired = false;
+    std::thread run([&] {
+      eltwise_fault_arm_allocation(n);
+      status = op->Execute(ConstBinding{buffer.data(), buffer.size()},
+                           Binding{buffer.data() + l.out_offset, buffer.size() - l.out_offset});
+      fired = eltwise_fault_allocation_fired() != 0;
+      eltwise_fault_arm_allocation(0);
+    });
+    run.join();
+    SCOPED_TRACE("allocation " + std::to_string(n) + " failing");
+    if (!status.ok()) {
+      EXPECT_EQ(status.code(), StatusCode::kOutOfMemory) << status.ToString();
+      EXPECT_TRUE(buffer == initial) << "a failing run wrote to the buffers";
+      continue;
+    }
+    EXPECT_TRUE(buffer == expected) << "the result is not the oracle's";
+    if (!fired) break;
+    ++recovered;
+  }
+  EXPECT_GE(recovered, 1u) << "no allocation of the tile walk failed";
+  std::printf("[fault] Execute transposed on a fresh thread: %llu allocation failures recovered\n",
+              static_cast<unsigned long long>(recovered));
 }
 
 TEST(AllocationFaults, DeviceAndOneCallHelpers) {
