@@ -1,6 +1,7 @@
 // Devices, Compile and Execute: the thin layer that validates once, plans once, checks bindings and
 // hands the plan to a backend.
 #include <cstdio>
+#include <new>
 
 #include "core/backend.h"
 #include "core/backend_registry.h"
