@@ -557,7 +557,10 @@ Expected<Model> Model::Parse(std::span<const std::byte> bytes, const std::string
                              " bytes; protobuf messages (ONNX models without external data) are "
                              "limited to 2 GiB");
     }
-    ::onnx::ModelProto model;
+    // Parsed on an arena: protobuf is not exception-safe, so an allocation failure while parsing
+    // leaked the messages built so far; the arena frees them however this function leaves.
+    google::protobuf::Arena arena;
+    ::onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
     if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
       return InvalidArgument(source +
                              ": not a valid ONNX model (protobuf parse failed: the file is "
