@@ -2,12 +2,15 @@
 // (see commands.h); this file parses the command line and turns errors into exit codes.
 #include <algorithm>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Run(int argc, char** argv) {
   using namespace eltwise::cli;
   const std::vector<RegisteredCommand> commands = RegisteredCommands();
   // A command that a companion program runs is handed over before anything else is built.
@@ -54,9 +57,25 @@ int main(int argc, char** argv) {
   } catch (const CommandError& e) {
     std::cerr << "eltwise: " << e.what() << "\n";
     return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    std::cerr << "eltwise: out of memory\n";
+    return kExitFailure;
   } catch (const std::exception& e) {
     std::cerr << "eltwise: " << e.what() << "\n";
     return kExitFailure;
   }
   return kExitSuccess;
+}
+
+}  // namespace
+
+// An allocation failure outside the commands' own handling (building the command line parser,
+// reporting another error) ends the run the same way: one line, the runtime-failure exit status.
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "eltwise: out of memory\n";
+    return eltwise::cli::kExitFailure;
+  }
 }

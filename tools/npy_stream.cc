@@ -4,12 +4,13 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdlib>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <new>
 #include <optional>
+#include <system_error>
 #include <thread>
+#include <vector>
 
 #include "npy/npy.h"
 #include "progress.h"
@@ -133,28 +134,35 @@ class ChunkRunner {
   uint64_t staged_capacity_ = 0;
 };
 
-// A queue of buffer indices between the two threads.
+// A queue of buffer indices between the two threads, with room for `capacity` indices allocated
+// up front: Push never allocates, so it cannot fail on the writer thread (where an exception would
+// end the process). At most every buffer and the end marker are ever queued at once.
 class IndexQueue {
  public:
+  explicit IndexQueue(size_t capacity) : items_(capacity) {}
   void Push(int index) {
     {
       std::lock_guard lock(mutex_);
-      items_.push_back(index);
+      items_[(head_ + size_) % items_.size()] = index;
+      ++size_;
     }
     ready_.notify_one();
   }
   int Pop() {
     std::unique_lock lock(mutex_);
-    ready_.wait(lock, [this] { return !items_.empty(); });
-    const int index = items_.front();
-    items_.pop_front();
+    ready_.wait(lock, [this] { return size_ != 0; });
+    const int index = items_[head_];
+    head_ = (head_ + 1) % items_.size();
+    --size_;
     return index;
   }
 
  private:
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<int> items_;
+  std::vector<int> items_;  // a ring: size_ indices from head_
+  size_t head_ = 0;
+  size_t size_ = 0;
 };
 
 std::string SignalName(int signal) {
@@ -198,7 +206,9 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
                     Progress::Unit::kBytes, !options.quiet && StderrIsTerminal());
   std::vector<AlignedBuffer> buffers;
   std::vector<uint64_t> filled(static_cast<size_t>(buffer_count), 0);
-  IndexQueue free_buffers, full_buffers;
+  IndexQueue free_buffers(static_cast<size_t>(buffer_count) + 1);
+  IndexQueue full_buffers(static_cast<size_t>(buffer_count) + 1);
+  buffers.reserve(static_cast<size_t>(buffer_count));  // emplace_back below cannot fail then
   for (int i = 0; i < buffer_count; ++i) {
     buffers.emplace_back(new (std::align_val_t{4096}) std::byte[capacity]());
     free_buffers.Push(i);
@@ -206,31 +216,52 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
 
   // The writer: appends full buffers in order, then hands them back. After an error it only
   // hands them back. It runs on a thread of its own while there is reading to overlap; a file of
-  // one chunk has none, and its write runs on this thread after the compute (starting a thread
-  // costs more than a small file's whole run).
+  // one chunk has none (starting a thread costs more than a small file's whole run).
   std::mutex status_mutex;
   Status write_status = Status::Ok();
   std::atomic<bool> write_failed{false};
   const bool early_writeback = EarlyWriteback();
-  const auto write_loop = [&] {
-    uint64_t written = output_header.size();
-    for (int index; (index = full_buffers.Pop()) >= 0; free_buffers.Push(index)) {
-      if (write_failed.load() || g_stop_signal.load() != 0) continue;
-      const std::span<const std::byte> bytes(buffers[static_cast<size_t>(index)].get(),
-                                             filled[static_cast<size_t>(index)]);
-      if (Status s = output->Write(bytes); !s.ok()) {
-        std::lock_guard lock(status_mutex);
-        write_status = s;
-        write_failed.store(true);
-        continue;
-      }
-      if (early_writeback) output->StartWriteback();
-      written += bytes.size();
-      progress.Update(written);
+  uint64_t written = output_header.size();  // the writer's
+  const auto write_one = [&](int index) {
+    if (write_failed.load() || g_stop_signal.load() != 0) return;
+    const std::span<const std::byte> bytes(buffers[static_cast<size_t>(index)].get(),
+                                           filled[static_cast<size_t>(index)]);
+    if (Status s = output->Write(bytes); !s.ok()) {
+      std::lock_guard lock(status_mutex);
+      write_status = s;
+      write_failed.store(true);
+      return;
     }
+    if (early_writeback) output->StartWriteback();
+    written += bytes.size();
+    progress.Update(written);
   };
+  const auto write_loop = [&] {
+    for (int index; (index = full_buffers.Pop()) >= 0; free_buffers.Push(index)) write_one(index);
+  };
+  // Without a writer thread (one chunk, or the system refused the thread or memory for it) this
+  // thread writes each chunk as soon as it is computed.
   std::thread writer;
-  if (buffer_count > 1) writer = std::thread(write_loop);
+  if (buffer_count > 1) {
+    try {
+      writer = std::thread(write_loop);
+    } catch (const std::system_error&) {
+    } catch (const std::bad_alloc&) {
+    }
+  }
+  const bool threaded = writer.joinable();
+  // Ends the writer however this thread leaves, an exception (std::bad_alloc) included: the
+  // destructor of a std::thread still running would end the process.
+  struct JoinWriter {
+    std::thread& thread;
+    IndexQueue& queue;
+    ~JoinWriter() {
+      if (thread.joinable()) {
+        queue.Push(-1);
+        thread.join();
+      }
+    }
+  } join_writer{writer, full_buffers};
 
   // This thread: reads and computes chunk after chunk into free buffers.
   Status status = Status::Ok();
@@ -254,15 +285,18 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
       break;
     }
     filled[static_cast<size_t>(index)] = bytes;
-    full_buffers.Push(index);
+    if (threaded) {
+      full_buffers.Push(index);
+    } else {
+      write_one(index);
+      free_buffers.Push(index);
+    }
     offset += bytes;
   }
   if (status.ok() && data_bytes == 0) status = input->ReadData({});  // checks the file ends
-  full_buffers.Push(-1);
-  if (writer.joinable()) {
+  if (threaded) {
+    full_buffers.Push(-1);
     writer.join();
-  } else {
-    write_loop();
   }
   if (status.ok() && write_failed.load()) status = write_status;
 

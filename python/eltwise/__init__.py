@@ -10,7 +10,8 @@
 
 Functions: sign, round, supports, info, set_num_threads, get_num_threads, num_threads (a context
 manager). eltwise.ufunc holds the operations as NumPy ufuncs. Errors: EltwiseError (a ValueError)
-carries the library's message. See docs/python.md.
+carries the library's message; OutOfMemoryError is both an EltwiseError and a MemoryError. See
+docs/python.md.
 """
 
 import contextlib
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from . import _core, ufunc
 from ._core import (
     EltwiseError,
+    OutOfMemoryError,
     __version__,
     get_num_threads,
     info,
@@ -36,6 +38,7 @@ del _op
 
 __all__ = [
     "EltwiseError",
+    "OutOfMemoryError",
     "__version__",
     "get_num_threads",
     "info",

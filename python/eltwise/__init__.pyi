@@ -35,6 +35,9 @@ class EltwiseError(ValueError):
 
     code: str
 
+class OutOfMemoryError(EltwiseError, MemoryError):
+    """eltwise ran out of memory (code 'out_of_memory'); nothing was written."""
+
 class _Info(TypedDict):
     version: str
     cpu_targets: list[str]
@@ -130,6 +133,7 @@ def num_threads(threads: int) -> AbstractContextManager[None]: ...
 
 __all__ = [
     "EltwiseError",
+    "OutOfMemoryError",
     "__version__",
     "get_num_threads",
     "info",

@@ -6,6 +6,7 @@ namespace {
 // Module-lifetime object, created at import (never inside a call); intentionally leaked: it must
 // outlive every call, including calls made while the interpreter shuts down.
 PyObject* g_error_type = nullptr;
+PyObject* g_out_of_memory_type = nullptr;
 
 }  // namespace
 
@@ -20,11 +21,24 @@ PyObject* CreateErrorType() {
   return g_error_type;
 }
 
+PyObject* CreateOutOfMemoryErrorType() {
+  py::tuple bases = py::make_tuple(py::handle(g_error_type), py::handle(PyExc_MemoryError));
+  g_out_of_memory_type = PyErr_NewExceptionWithDoc(
+      "eltwise.OutOfMemoryError",
+      "Raised when eltwise runs out of memory (both an EltwiseError with code 'out_of_memory' and "
+      "a MemoryError). Nothing was written.",
+      bases.ptr(), nullptr);
+  if (g_out_of_memory_type == nullptr) throw py::error_already_set();
+  return g_out_of_memory_type;
+}
+
 void ThrowStatus(const Status& status, const std::string& note) {
-  py::object type = py::reinterpret_borrow<py::object>(g_error_type);
+  PyObject* const raw_type =
+      status.code() == StatusCode::kOutOfMemory ? g_out_of_memory_type : g_error_type;
+  py::object type = py::reinterpret_borrow<py::object>(raw_type);
   py::object error = type(status.message() + note);
   error.attr("code") = std::string(Name(status.code()));
-  PyErr_SetObject(g_error_type, error.ptr());
+  PyErr_SetObject(raw_type, error.ptr());
   throw py::error_already_set();
 }
 

@@ -15,9 +15,12 @@ namespace py = pybind11;
 // Creates eltwise.EltwiseError (a ValueError) and returns it (a new reference, kept by the module
 // for its lifetime).
 PyObject* CreateErrorType();
+// Creates eltwise.OutOfMemoryError (an EltwiseError and a MemoryError), after CreateErrorType; a
+// new reference, kept by the module.
+PyObject* CreateOutOfMemoryErrorType();
 
-// Raises eltwise.EltwiseError carrying the library's message followed by `note`; its `code`
-// attribute names the status code.
+// Raises eltwise.EltwiseError (eltwise.OutOfMemoryError for kOutOfMemory) carrying the library's
+// message followed by `note`; its `code` attribute names the status code.
 [[noreturn]] void ThrowStatus(const Status& status, const std::string& note = "");
 
 // A rule the library states in terms of its descriptors, checked here on the Python objects

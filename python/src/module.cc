@@ -136,6 +136,7 @@ PYBIND11_MODULE(_core, m) {
 
   // The module holds the reference CreateErrorType made.
   m.attr("EltwiseError") = py::handle(CreateErrorType());
+  m.attr("OutOfMemoryError") = py::handle(CreateOutOfMemoryErrorType());
   m.attr("__version__") = std::string(ew::Version());
 
   InternNames();

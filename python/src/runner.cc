@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -121,7 +122,12 @@ Expected<CompiledOperator> CompileCached(const Device& device, const OperatorDes
   std::lock_guard<std::mutex> lock(Mutex());
   if (cache.index.count(key) == 0) {
     cache.recent.emplace_front(key, *op);
-    cache.index.emplace(std::move(key), cache.recent.begin());
+    try {
+      cache.index.emplace(std::move(key), cache.recent.begin());
+    } catch (const std::bad_alloc&) {
+      cache.recent.pop_front();  // no entry without its index: the cache stays consistent
+      throw;
+    }
     if (cache.recent.size() > kOperatorCacheCapacity) {
       cache.index.erase(cache.recent.back().first);
       cache.recent.pop_back();
@@ -140,8 +146,11 @@ void RunHost(Function f, DataType type, const std::byte* in, ptrdiff_t in_stride
   const auto esize = static_cast<ptrdiff_t>(ElementSize(type));
   const bool packed = in_stride == esize && out_stride == esize;
   if (n == 0) return;
-  if (2 * n * static_cast<uint64_t>(esize) >= kDirectBytes && in_stride % esize == 0 &&
-      out_stride % esize == 0 && threads != 1) {
+  // Runs on the library's threaded path; false if it did not run there. Callers release the GIL
+  // around RunHost (Py_BEGIN_ALLOW_THREADS, not a scope guard), so nothing may escape: without
+  // memory for the path (std::bad_alloc from the device map, the cache or a description) the
+  // kernel below, which allocates nothing, runs instead.
+  const auto run_threaded = [&]() -> bool {
     Expected<const Device*> device =
         GetDevice(DeviceKind::kCpu, 0, FeatureLevel::kExtended, threads);
     if (device.ok()) {
@@ -156,11 +165,20 @@ void RunHost(Function f, DataType type, const std::byte* in, ptrdiff_t in_stride
         if (op->Execute(ConstBinding{in_low, input.total_tensor_size_in_bytes},
                         Binding{out_low, output.total_tensor_size_in_bytes})
                 .ok()) {
-          return;
+          return true;
         }
       }
     }
-    // Anything the library refuses here (it cannot, for a 1-D run) falls through to the kernel.
+    // Anything the library refuses here (it cannot, for a 1-D run, but for lack of memory) falls
+    // through to the kernel.
+    return false;
+  };
+  if (2 * n * static_cast<uint64_t>(esize) >= kDirectBytes && in_stride % esize == 0 &&
+      out_stride % esize == 0 && threads != 1) {
+    try {
+      if (run_threaded()) return;
+    } catch (const std::bad_alloc&) {
+    }
   }
   if (packed) {
     Table().Contiguous(f, type)(in, out, n);

@@ -1,11 +1,13 @@
 // Devices, Compile and Execute: the thin layer that validates once, plans once, checks bindings and
 // hands the plan to a backend.
 #include <cstdio>
+#include <new>
 
 #include "core/backend.h"
 #include "core/backend_registry.h"
 #include "core/device_state.h"
 #include "core/op_registry.h"
+#include "core/out_of_memory.h"
 #include "core/plan.h"
 #include "core/validate.h"
 
@@ -80,11 +82,15 @@ Expected<Device> OpenDevice(DeviceKind kind, FeatureLevel level, const DeviceOpt
 }  // namespace
 
 Expected<Device> Device::Cpu(CpuOptions options) {
-  return OpenDevice(DeviceKind::kCpu, options.feature_level, options);
+  return GuardAllocation("Device::Cpu", [&]() -> Expected<Device> {
+    return OpenDevice(DeviceKind::kCpu, options.feature_level, options);
+  });
 }
 
 Expected<Device> Device::Cuda(CudaOptions options) {
-  return OpenDevice(DeviceKind::kCuda, options.feature_level, options);
+  return GuardAllocation("Device::Cuda", [&]() -> Expected<Device> {
+    return OpenDevice(DeviceKind::kCuda, options.feature_level, options);
+  });
 }
 
 DeviceKind Device::kind() const { return state_->kind; }
@@ -96,16 +102,18 @@ const OperatorDesc& CompiledOperator::desc() const { return state_->desc; }
 const Device& CompiledOperator::device() const { return state_->device; }
 
 Expected<CompiledOperator> Compile(const Device& device, const OperatorDesc& desc) {
-  const FeatureLevel level = device.feature_level();
-  if (Status s = Validate(level, desc); !s.ok()) return s;
-  const TensorDesc& input = InputOf(desc);
-  const TensorDesc& output = OutputOf(desc);
-  internal::CompiledState state{
-      device, desc,
-      MakePlan(FunctionOf(desc), input, output, RequiredBindingAlignment(level, input),
-               RequiredBindingAlignment(level, output))};
-  state.direct_kernel = device.state().backend->DirectKernelFor(state.plan);
-  return internal::CompiledState::MakeCompiled(std::move(state));
+  return GuardAllocation("Compile", [&]() -> Expected<CompiledOperator> {
+    const FeatureLevel level = device.feature_level();
+    if (Status s = Validate(level, desc); !s.ok()) return s;
+    const TensorDesc& input = InputOf(desc);
+    const TensorDesc& output = OutputOf(desc);
+    internal::CompiledState state{
+        device, desc,
+        MakePlan(FunctionOf(desc), input, output, RequiredBindingAlignment(level, input),
+                 RequiredBindingAlignment(level, output))};
+    state.direct_kernel = device.state().backend->DirectKernelFor(state.plan);
+    return internal::CompiledState::MakeCompiled(std::move(state));
+  });
 }
 
 namespace {
@@ -150,7 +158,8 @@ Status CompiledOperator::Execute(ConstBinding input, Binding output) const {
       return Status::Ok();
     }
   }
-  return ExecuteGeneral(state, input, output);
+  return GuardAllocation("CompiledOperator::Execute",
+                         [&] { return ExecuteGeneral(state, input, output); });
 }
 
 Status Execute(const Device& device, const OperatorDesc& desc, ConstBinding input, Binding output) {
@@ -161,8 +170,14 @@ Status Execute(const Device& device, const OperatorDesc& desc, ConstBinding inpu
 
 namespace {
 
+// Throws std::bad_alloc (Sign's and Round's guard reports it) if the device cannot be created,
+// which with the default options only an allocation failure causes; the next call then tries again.
 const Device& DefaultCpuDevice() {
-  static const Device device = *Device::Cpu();
+  static const Device device = [] {
+    Expected<Device> cpu = Device::Cpu();
+    if (!cpu.ok()) throw std::bad_alloc();
+    return *std::move(cpu);
+  }();
   return device;
 }
 
@@ -184,13 +199,17 @@ TensorDesc PackedVector(DataType type, uint64_t count) {
 }  // namespace
 
 Status Sign(DataType type, uint64_t count, const void* input, void* output, NanPolicy nan) {
-  const TensorDesc t = PackedVector(type, count);
-  return RunPacked(SignDesc{t, t, nan}, count, input, output);
+  return GuardAllocation("Sign", [&] {
+    const TensorDesc t = PackedVector(type, count);
+    return RunPacked(SignDesc{t, t, nan}, count, input, output);
+  });
 }
 
 Status Round(DataType type, uint64_t count, const void* input, void* output, RoundingMode mode) {
-  const TensorDesc t = PackedVector(type, count);
-  return RunPacked(RoundDesc{t, t, mode}, count, input, output);
+  return GuardAllocation("Round", [&] {
+    const TensorDesc t = PackedVector(type, count);
+    return RunPacked(RoundDesc{t, t, mode}, count, input, output);
+  });
 }
 
 Expected<void*> Allocate(const Device& device, uint64_t bytes) {

@@ -8,6 +8,7 @@
 
 #include "core/levels.h"
 #include "core/op_registry.h"
+#include "core/out_of_memory.h"
 #include "eltwise/device.h"
 
 namespace eltwise {
@@ -260,13 +261,15 @@ uint32_t RequiredBindingAlignment(FeatureLevel level, const TensorDesc& tensor) 
 }
 
 Status Validate(FeatureLevel level, const OperatorDesc& desc) {
-  const Op op = OpOf(desc);
-  if (Status s = ValidateLevelHasOp(level, op); !s.ok()) return s;
-  if (Status s = std::visit([level](const auto& d) { return ValidateOptions(level, d); }, desc);
-      !s.ok()) {
-    return s;
-  }
-  return ValidateOperands(level, op, InputOf(desc), OutputOf(desc));
+  return GuardAllocation("Validate", [&]() -> Status {
+    const Op op = OpOf(desc);
+    if (Status s = ValidateLevelHasOp(level, op); !s.ok()) return s;
+    if (Status s = std::visit([level](const auto& d) { return ValidateOptions(level, d); }, desc);
+        !s.ok()) {
+      return s;
+    }
+    return ValidateOperands(level, op, InputOf(desc), OutputOf(desc));
+  });
 }
 
 }  // namespace eltwise

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <new>
 
 #include "cpu/element_copy.h"
 #include "cpu/layout_walkers.h"
@@ -202,13 +203,32 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
     const uint64_t a_tile = (task / b_tasks) % a_tiles;
     const RowWalker walk(plan, outer, input, output, task / b_tasks / a_tiles);
     if (transpose) {
-      static thread_local std::unique_ptr<std::byte[]> block_storage(
-          new std::byte[kTileRows * kTilePitch * 8]);
+      // One tile buffer per thread, allocated on the thread's first tile. Tasks run on worker
+      // threads and after other tasks have written, so a failed allocation cannot be reported:
+      // the tile is then gathered row by row through `gathered` (slower, same result), and the
+      // next tile tries again.
+      static thread_local std::unique_ptr<std::byte[]> block_storage;
+      if (block_storage == nullptr) {
+        block_storage.reset(new (std::nothrow) std::byte[kTileRows * kTilePitch * 8]);
+      }
       std::byte* const block = block_storage.get();
       const uint64_t b0 = b_task * kTileColumns;
       const size_t count = static_cast<size_t>(std::min<uint64_t>(kTileColumns, b_size - b0));
       const uint64_t a0 = a_tile * kTileRows;
       const size_t rows = static_cast<size_t>(std::min<uint64_t>(kTileRows, a_size - a0));
+      if (block == nullptr) {
+        static_assert(kTileColumns * 8 <= kGatherBytes, "a tile row fits in `gathered`");
+        for (size_t r = 0; r < rows; ++r) {
+          gather(
+              walk.in + static_cast<ptrdiff_t>(a0 + r) * in_a + static_cast<ptrdiff_t>(b0) * in_b,
+              in_b, gathered, count);
+          compute(gathered,
+                  walk.out + static_cast<ptrdiff_t>(a0 + r) * out_a +
+                      static_cast<ptrdiff_t>(b0) * out_b,
+                  count);
+        }
+        return;
+      }
       tile_gather(walk.in + static_cast<ptrdiff_t>(a0) * in_a + static_cast<ptrdiff_t>(b0) * in_b,
                   in_a, in_b, block, rows, count);
       for (size_t r = 0; r < rows; ++r) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <system_error>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -45,12 +47,21 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::EnsureWorkers(int count) {
+int ThreadPool::EnsureWorkers(int count) {
   count = std::min(count, kMaxWorkers);
   std::lock_guard<std::mutex> lock(mutex_);
   while (static_cast<int>(workers_.size()) < count) {
-    workers_.emplace_back([this] { WorkerLoop(); });
+    // A thread the system refuses (std::system_error) or memory for it or for workers_
+    // (std::bad_alloc; emplace_back then leaves workers_ as it was) ends the attempt.
+    try {
+      workers_.emplace_back([this] { WorkerLoop(); });
+    } catch (const std::system_error&) {
+      break;
+    } catch (const std::bad_alloc&) {
+      break;
+    }
   }
+  return static_cast<int>(workers_.size());
 }
 
 void ThreadPool::Work(Job& job) {
@@ -94,9 +105,9 @@ void ThreadPool::NoteCallEnd(int helpers, bool stalled, Clock::time_point start,
 
 void ThreadPool::Run(size_t tasks, int threads, void (*function)(const void*, size_t),
                      const void* context) {
-  const int wanted =
+  const int requested =
       static_cast<int>(std::min<size_t>(static_cast<size_t>(threads - 1), tasks - 1));
-  EnsureWorkers(wanted);
+  const int wanted = std::min(requested, EnsureWorkers(requested));
   Job job;
   job.function = function;
   job.context = context;
@@ -108,8 +119,12 @@ void ThreadPool::Run(size_t tasks, int threads, void (*function)(const void*, si
     helpers = AllowedHelpers(wanted, start);
     job.helpers_wanted = helpers;
     if (helpers > 0) {
-      queue_.push_back(&job);
-      queued_.store(queue_.size(), std::memory_order_release);
+      try {
+        queue_.push_back(&job);
+        queued_.store(queue_.size(), std::memory_order_release);
+      } catch (const std::bad_alloc&) {
+        helpers = 0;  // no memory to queue the job: the caller runs every task
+      }
     }
   }
   if (helpers == 0) {

@@ -80,7 +80,10 @@ class ThreadPool {
 
   void Run(size_t tasks, int threads, void (*function)(const void*, size_t), const void* context);
   static void Work(Job& job);
-  void EnsureWorkers(int count);
+  // Starts workers until there are `count` (at most kMaxWorkers); returns how many there are, fewer
+  // when the system refuses a thread: calls then run with the workers there are (with none, on the
+  // calling thread alone), and later calls try again.
+  int EnsureWorkers(int count);
   void WorkerLoop();
   // Under mutex_: the helpers a call that wants `wanted` gets at `now` (raises the cap by one when
   // the backoff has ended).

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/out_of_memory.h"
 #include "core/validate.h"
 
 namespace eltwise {
@@ -144,36 +145,40 @@ Status CheckInitializationBinding(FeatureLevel level, const TensorDesc& t, Const
 FeatureLevel ToFeatureLevel(DML_FEATURE_LEVEL level) { return static_cast<FeatureLevel>(level); }
 
 Expected<OperatorDesc> FromDirectML(const DML_OPERATOR_DESC& desc) {
-  if (desc.Desc == nullptr) return InvalidArgument("DML_OPERATOR_DESC.Desc is null");
-  if (desc.Type == DML_OPERATOR_ELEMENT_WISE_SIGN) {
-    const auto* sign = static_cast<const DML_ELEMENT_WISE_SIGN_OPERATOR_DESC*>(desc.Desc);
-    Expected<TensorDesc> in = FromDml(sign->InputTensor, "InputTensor", "Sign", true);
-    if (!in.ok()) return in.status();
-    Expected<TensorDesc> out = FromDml(sign->OutputTensor, "OutputTensor", "Sign", false);
-    if (!out.ok()) return out.status();
-    return OperatorDesc(SignDesc{*in, *out, NanPolicy::kZero});
-  }
-  if (desc.Type == DML_OPERATOR_ELEMENT_WISE_ROUND) {
-    const auto* round = static_cast<const DML_ELEMENT_WISE_ROUND_OPERATOR_DESC*>(desc.Desc);
-    Expected<TensorDesc> in = FromDml(round->InputTensor, "InputTensor", "Round", true);
-    if (!in.ok()) return in.status();
-    Expected<TensorDesc> out = FromDml(round->OutputTensor, "OutputTensor", "Round", false);
-    if (!out.ok()) return out.status();
-    if (round->RoundingMode < 0 || round->RoundingMode > DML_ROUNDING_MODE_TOWARD_INFINITY) {
-      return InvalidArgument("RoundingMode is " + std::to_string(round->RoundingMode) +
-                             "; DML_ROUNDING_MODE values are 0, 1 and 2");
+  return GuardAllocation("FromDirectML", [&]() -> Expected<OperatorDesc> {
+    if (desc.Desc == nullptr) return InvalidArgument("DML_OPERATOR_DESC.Desc is null");
+    if (desc.Type == DML_OPERATOR_ELEMENT_WISE_SIGN) {
+      const auto* sign = static_cast<const DML_ELEMENT_WISE_SIGN_OPERATOR_DESC*>(desc.Desc);
+      Expected<TensorDesc> in = FromDml(sign->InputTensor, "InputTensor", "Sign", true);
+      if (!in.ok()) return in.status();
+      Expected<TensorDesc> out = FromDml(sign->OutputTensor, "OutputTensor", "Sign", false);
+      if (!out.ok()) return out.status();
+      return OperatorDesc(SignDesc{*in, *out, NanPolicy::kZero});
     }
-    return OperatorDesc(RoundDesc{*in, *out, static_cast<RoundingMode>(round->RoundingMode)});
-  }
-  return InvalidArgument("DML_OPERATOR_DESC.Type is " + std::to_string(desc.Type) +
-                         "; eltwise implements DML_OPERATOR_ELEMENT_WISE_SIGN (79) and "
-                         "DML_OPERATOR_ELEMENT_WISE_ROUND (99)");
+    if (desc.Type == DML_OPERATOR_ELEMENT_WISE_ROUND) {
+      const auto* round = static_cast<const DML_ELEMENT_WISE_ROUND_OPERATOR_DESC*>(desc.Desc);
+      Expected<TensorDesc> in = FromDml(round->InputTensor, "InputTensor", "Round", true);
+      if (!in.ok()) return in.status();
+      Expected<TensorDesc> out = FromDml(round->OutputTensor, "OutputTensor", "Round", false);
+      if (!out.ok()) return out.status();
+      if (round->RoundingMode < 0 || round->RoundingMode > DML_ROUNDING_MODE_TOWARD_INFINITY) {
+        return InvalidArgument("RoundingMode is " + std::to_string(round->RoundingMode) +
+                               "; DML_ROUNDING_MODE values are 0, 1 and 2");
+      }
+      return OperatorDesc(RoundDesc{*in, *out, static_cast<RoundingMode>(round->RoundingMode)});
+    }
+    return InvalidArgument("DML_OPERATOR_DESC.Type is " + std::to_string(desc.Type) +
+                           "; eltwise implements DML_OPERATOR_ELEMENT_WISE_SIGN (79) and "
+                           "DML_OPERATOR_ELEMENT_WISE_ROUND (99)");
+  });
 }
 
 Expected<CompiledOperator> CompileDirectML(const Device& device, const DML_OPERATOR_DESC& desc) {
-  Expected<OperatorDesc> converted = FromDirectML(desc);
-  if (!converted.ok()) return converted.status();
-  return Compile(device, *converted);
+  return GuardAllocation("CompileDirectML", [&]() -> Expected<CompiledOperator> {
+    Expected<OperatorDesc> converted = FromDirectML(desc);
+    if (!converted.ok()) return converted.status();
+    return Compile(device, *converted);
+  });
 }
 
 Status InitializedOperator::Execute(Binding output) const {
@@ -183,32 +188,35 @@ Status InitializedOperator::Execute(Binding output) const {
 Expected<InitializedOperator> InitializeDirectML(const Device& device,
                                                  const DML_OPERATOR_DESC& desc,
                                                  ConstBinding input) {
-  Expected<OperatorDesc> converted = FromDirectML(desc);
-  if (!converted.ok()) return converted.status();
-  if (InputBuffer(desc).Flags != DML_TENSOR_FLAG_OWNED_BY_DML) {
-    return InvalidArgument("InputTensor->Desc->Flags is " +
-                           std::to_string(InputBuffer(desc).Flags) +
-                           "; only an input flagged DML_TENSOR_FLAG_OWNED_BY_DML is bound at "
-                           "initialization (CompileDirectML binds it at execution)");
-  }
-  if (Status s = Validate(device.feature_level(), *converted); !s.ok()) return s;
-  TensorDesc& in = std::visit([](auto& d) -> TensorDesc& { return d.input; }, *converted);
-  const uint64_t bytes = in.total_tensor_size_in_bytes;
-  std::shared_ptr<void> copy;
-  if (ElementCount(in) != 0) {  // like Execute: no elements, no binding
-    if (Status s = CheckInitializationBinding(device.feature_level(), in, input); !s.ok()) return s;
-    Expected<void*> memory = Allocate(device, bytes);
-    if (!memory.ok()) return memory.status();
-    copy = std::shared_ptr<void>(*memory, [device](void* p) { Free(device, p); });
-    if (Status s = CopyOnDevice(device, copy.get(), input.data, bytes); !s.ok()) return s;
-    if (Status s = Synchronize(device); !s.ok()) return s;  // the copy is complete on return
-  }
-  // The copy is eltwise's own allocation (aligned for every element type and for DirectML's 16
-  // bytes), so the caller's alignment promise no longer applies to the bound input.
-  in.guaranteed_base_offset_alignment = 0;
-  Expected<CompiledOperator> compiled = Compile(device, *converted);
-  if (!compiled.ok()) return compiled.status();
-  return InitializedOperator(std::move(*compiled), std::move(copy), bytes);
+  return GuardAllocation("InitializeDirectML", [&]() -> Expected<InitializedOperator> {
+    Expected<OperatorDesc> converted = FromDirectML(desc);
+    if (!converted.ok()) return converted.status();
+    if (InputBuffer(desc).Flags != DML_TENSOR_FLAG_OWNED_BY_DML) {
+      return InvalidArgument("InputTensor->Desc->Flags is " +
+                             std::to_string(InputBuffer(desc).Flags) +
+                             "; only an input flagged DML_TENSOR_FLAG_OWNED_BY_DML is bound at "
+                             "initialization (CompileDirectML binds it at execution)");
+    }
+    if (Status s = Validate(device.feature_level(), *converted); !s.ok()) return s;
+    TensorDesc& in = std::visit([](auto& d) -> TensorDesc& { return d.input; }, *converted);
+    const uint64_t bytes = in.total_tensor_size_in_bytes;
+    std::shared_ptr<void> copy;
+    if (ElementCount(in) != 0) {  // like Execute: no elements, no binding
+      if (Status s = CheckInitializationBinding(device.feature_level(), in, input); !s.ok())
+        return s;
+      Expected<void*> memory = Allocate(device, bytes);
+      if (!memory.ok()) return memory.status();
+      copy = std::shared_ptr<void>(*memory, [device](void* p) { Free(device, p); });
+      if (Status s = CopyOnDevice(device, copy.get(), input.data, bytes); !s.ok()) return s;
+      if (Status s = Synchronize(device); !s.ok()) return s;  // the copy is complete on return
+    }
+    // The copy is eltwise's own allocation (aligned for every element type and for DirectML's 16
+    // bytes), so the caller's alignment promise no longer applies to the bound input.
+    in.guaranteed_base_offset_alignment = 0;
+    Expected<CompiledOperator> compiled = Compile(device, *converted);
+    if (!compiled.ok()) return compiled.status();
+    return InitializedOperator(std::move(*compiled), std::move(copy), bytes);
+  });
 }
 
 }  // namespace eltwise

@@ -23,6 +23,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/out_of_memory.h"
 #include "npy/npy.h"
 #include "npy/npy_format.h"
 
@@ -158,83 +159,90 @@ Status WithPath(const std::string& path, const Status& status) {
 }  // namespace
 
 Expected<Array> Read(const std::string& path) {
-  const int fd = OpenForReading(path);
-  if (fd < 0) return ErrnoStatus(errno == EISDIR ? "cannot read" : "cannot open", path);
-  std::vector<std::byte> bytes;
-  bytes.reserve(static_cast<size_t>(
-      std::min<uint64_t>(FileSizeHint(fd), std::numeric_limits<size_t>::max())));
-  std::byte buffer[1 << 16];
-  for (;;) {
-    const IoCount n = ReadSome(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      Status s = ErrnoStatus("cannot read", path);
-      CloseFile(fd);
-      return s;
+  return GuardAllocation("npy::Read", [&]() -> Expected<Array> {
+    const int fd = OpenForReading(path);
+    if (fd < 0) return ErrnoStatus(errno == EISDIR ? "cannot read" : "cannot open", path);
+    std::vector<std::byte> bytes;
+    bytes.reserve(static_cast<size_t>(
+        std::min<uint64_t>(FileSizeHint(fd), std::numeric_limits<size_t>::max())));
+    std::byte buffer[1 << 16];
+    for (;;) {
+      const IoCount n = ReadSome(fd, buffer, sizeof buffer);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        Status s = ErrnoStatus("cannot read", path);
+        CloseFile(fd);
+        return s;
+      }
+      if (n == 0) break;
+      bytes.insert(bytes.end(), buffer, buffer + n);
     }
-    if (n == 0) break;
-    bytes.insert(bytes.end(), buffer, buffer + n);
-  }
-  CloseFile(fd);
-  Expected<Array> array = Parse(bytes);
-  if (!array.ok()) return WithPath(path, array.status());
-  return array;
+    CloseFile(fd);
+    Expected<Array> array = Parse(bytes);
+    if (!array.ok()) return WithPath(path, array.status());
+    return array;
+  });
 }
 
 Status Write(const std::string& path, const Array& array) {
-  if (Status s = Check(array); !s.ok()) return s;
-  const std::vector<std::byte> bytes = Serialize(array);
-  Expected<PendingFile> file = PendingFile::Create(path);
-  if (!file.ok()) return file.status();
-  if (Status s = file->Write(bytes); !s.ok()) return s;
-  return file->Commit();
+  return GuardAllocation("npy::Write", [&]() -> Status {
+    if (Status s = Check(array); !s.ok()) return s;
+    const std::vector<std::byte> bytes = Serialize(array);
+    Expected<PendingFile> file = PendingFile::Create(path);
+    if (!file.ok()) return file.status();
+    if (Status s = file->Write(bytes); !s.ok()) return s;
+    return file->Commit();
+  });
 }
 
 Expected<InputFile> InputFile::Open(const std::string& path) {
-  InputFile file;
-  file.path_ = path;
-  file.fd_ = OpenForReading(path);
-  if (file.fd_ < 0) return ErrnoStatus(errno == EISDIR ? "cannot read" : "cannot open", path);
+  return GuardAllocation("npy::InputFile::Open", [&]() -> Expected<InputFile> {
+    InputFile file;
+    file.path_ = path;
+    file.fd_ = OpenForReading(path);
+    if (file.fd_ < 0) return ErrnoStatus(errno == EISDIR ? "cannot read" : "cannot open", path);
 #if defined(POSIX_FADV_SEQUENTIAL)
-  ::posix_fadvise(file.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint: larger read-ahead
+    ::posix_fadvise(file.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint: larger read-ahead
 #endif
-  // The preamble (magic, version, header length), then the header it announces.
-  std::vector<std::byte> prefix(internal::kMaxPreambleBytes);
-  int64_t got = ReadFull(file.fd_, prefix.data(), prefix.size());
-  if (got < 0) return ErrnoStatus("cannot read", path);
-  prefix.resize(static_cast<size_t>(got));
-  const uint64_t size = FileSizeHint(file.fd_);  // 0: unknown (not a regular file) or empty
-  if (const std::optional<internal::Preamble> preamble = internal::ReadPreamble(prefix)) {
-    // The header as announced, or as much of it as the file holds (ParseHeader then reports the
-    // truncation as Parse does).
-    uint64_t end = preamble->bytes + preamble->header_length;
-    if (size != 0) end = std::min(end, std::max<uint64_t>(size, preamble->bytes));
-    if (end - preamble->bytes > kMaxStreamedHeaderBytes) {
-      return WithPath(path, Invalid("header length is " + std::to_string(preamble->header_length) +
-                                    " bytes; eltwise reads headers of at most " +
-                                    std::to_string(kMaxStreamedHeaderBytes) + " bytes"));
+    // The preamble (magic, version, header length), then the header it announces.
+    std::vector<std::byte> prefix(internal::kMaxPreambleBytes);
+    int64_t got = ReadFull(file.fd_, prefix.data(), prefix.size());
+    if (got < 0) return ErrnoStatus("cannot read", path);
+    prefix.resize(static_cast<size_t>(got));
+    const uint64_t size = FileSizeHint(file.fd_);  // 0: unknown (not a regular file) or empty
+    if (const std::optional<internal::Preamble> preamble = internal::ReadPreamble(prefix)) {
+      // The header as announced, or as much of it as the file holds (ParseHeader then reports the
+      // truncation as Parse does).
+      uint64_t end = preamble->bytes + preamble->header_length;
+      if (size != 0) end = std::min(end, std::max<uint64_t>(size, preamble->bytes));
+      if (end - preamble->bytes > kMaxStreamedHeaderBytes) {
+        return WithPath(path,
+                        Invalid("header length is " + std::to_string(preamble->header_length) +
+                                " bytes; eltwise reads headers of at most " +
+                                std::to_string(kMaxStreamedHeaderBytes) + " bytes"));
+      }
+      const size_t have = prefix.size();
+      if (end > have) {
+        prefix.resize(static_cast<size_t>(end));
+        got = ReadFull(file.fd_, prefix.data() + have, prefix.size() - have);
+        if (got < 0) return ErrnoStatus("cannot read", path);
+        prefix.resize(have + static_cast<size_t>(got));
+      }
     }
-    const size_t have = prefix.size();
-    if (end > have) {
-      prefix.resize(static_cast<size_t>(end));
-      got = ReadFull(file.fd_, prefix.data() + have, prefix.size() - have);
-      if (got < 0) return ErrnoStatus("cannot read", path);
-      prefix.resize(have + static_cast<size_t>(got));
+    uint64_t data_offset = 0;
+    Expected<Header> header = ParseHeader(prefix, &data_offset);
+    if (!header.ok()) return WithPath(path, header.status());
+    file.header_ = std::move(*header);
+    // A regular file: the sizes are compared now, before anything is written. Other files (pipes)
+    // are checked as they are read.
+    const uint64_t available = std::max(size, data_offset) - data_offset;
+    if (size != 0 && available != file.header_.data_bytes()) {
+      return WithPath(path, DataSizeMismatch(file.header_, available));
     }
-  }
-  uint64_t data_offset = 0;
-  Expected<Header> header = ParseHeader(prefix, &data_offset);
-  if (!header.ok()) return WithPath(path, header.status());
-  file.header_ = std::move(*header);
-  // A regular file: the sizes are compared now, before anything is written. Other files (pipes)
-  // are checked as they are read.
-  const uint64_t available = std::max(size, data_offset) - data_offset;
-  if (size != 0 && available != file.header_.data_bytes()) {
-    return WithPath(path, DataSizeMismatch(file.header_, available));
-  }
-  // ParseHeader rejects every header shorter than the bytes read for the preamble, so the file
-  // position is at the data here.
-  return file;
+    // ParseHeader rejects every header shorter than the bytes read for the preamble, so the file
+    // position is at the data here.
+    return file;
+  });
 }
 
 InputFile::InputFile(InputFile&& other) noexcept { *this = std::move(other); }
@@ -257,47 +265,51 @@ void InputFile::Close() {
 }
 
 Status InputFile::ReadData(std::span<std::byte> bytes) {
-  const uint64_t needed = header_.data_bytes();
-  if (bytes.size() > needed - data_read_) {
-    return Status(StatusCode::kInternal, "InputFile::ReadData past the end of the data");
-  }
-  const int64_t got = ReadFull(fd_, bytes.data(), bytes.size());
-  if (got < 0) return ErrnoStatus("cannot read", path_);
-  data_read_ += static_cast<uint64_t>(got);
-  if (static_cast<size_t>(got) < bytes.size()) {
-    return WithPath(path_, DataSizeMismatch(header_, data_read_));
-  }
-  if (data_read_ == needed) {  // the file must end here
-    std::byte extra[1];
-    const int64_t more = ReadFull(fd_, extra, sizeof extra);
-    if (more < 0) return ErrnoStatus("cannot read", path_);
-    if (more > 0) return WithPath(path_, DataSizeMismatch(header_, needed + 1));
-  }
-  return Status::Ok();
+  return GuardAllocation("npy::InputFile::ReadData", [&]() -> Status {
+    const uint64_t needed = header_.data_bytes();
+    if (bytes.size() > needed - data_read_) {
+      return Status(StatusCode::kInternal, "InputFile::ReadData past the end of the data");
+    }
+    const int64_t got = ReadFull(fd_, bytes.data(), bytes.size());
+    if (got < 0) return ErrnoStatus("cannot read", path_);
+    data_read_ += static_cast<uint64_t>(got);
+    if (static_cast<size_t>(got) < bytes.size()) {
+      return WithPath(path_, DataSizeMismatch(header_, data_read_));
+    }
+    if (data_read_ == needed) {  // the file must end here
+      std::byte extra[1];
+      const int64_t more = ReadFull(fd_, extra, sizeof extra);
+      if (more < 0) return ErrnoStatus("cannot read", path_);
+      if (more > 0) return WithPath(path_, DataSizeMismatch(header_, needed + 1));
+    }
+    return Status::Ok();
+  });
 }
 
 Expected<PendingFile> PendingFile::Create(const std::string& path) {
-  // A unique name in the same directory, so that MoveIntoPlace swaps it in atomically.
-  const std::filesystem::path target(path);
-  const std::filesystem::path directory = target.parent_path();
-  static std::atomic<uint64_t> counter{0};
-  PendingFile file;
-  file.path_ = path;
-  for (int attempt = 0; attempt < 100 && file.fd_ < 0; ++attempt) {
-    std::string name = ".";  // appended piecewise: GCC 12 warns falsely on "." + string
-    name += target.filename().string();
-    name += ".tmp-" + std::to_string(ProcessId());
-    name += '-';
-    name += std::to_string(counter++);
-    file.temp_ = (directory.empty() ? std::filesystem::path(name) : directory / name).string();
-    file.fd_ = CreateExclusive(file.temp_);
-    if (file.fd_ < 0 && errno != EEXIST) break;
-  }
-  if (file.fd_ < 0) {
-    file.temp_.clear();  // nothing to remove
-    return ErrnoStatus("cannot create a temporary file for", path);
-  }
-  return file;
+  return GuardAllocation("npy::PendingFile::Create", [&]() -> Expected<PendingFile> {
+    // A unique name in the same directory, so that MoveIntoPlace swaps it in atomically.
+    const std::filesystem::path target(path);
+    const std::filesystem::path directory = target.parent_path();
+    static std::atomic<uint64_t> counter{0};
+    PendingFile file;
+    file.path_ = path;
+    for (int attempt = 0; attempt < 100 && file.fd_ < 0; ++attempt) {
+      std::string name = ".";  // appended piecewise: GCC 12 warns falsely on "." + string
+      name += target.filename().string();
+      name += ".tmp-" + std::to_string(ProcessId());
+      name += '-';
+      name += std::to_string(counter++);
+      file.temp_ = (directory.empty() ? std::filesystem::path(name) : directory / name).string();
+      file.fd_ = CreateExclusive(file.temp_);
+      if (file.fd_ < 0 && errno != EEXIST) break;
+    }
+    if (file.fd_ < 0) {
+      file.temp_.clear();  // nothing to remove
+      return ErrnoStatus("cannot create a temporary file for", path);
+    }
+    return file;
+  });
 }
 
 PendingFile::PendingFile(PendingFile&& other) noexcept { *this = std::move(other); }
@@ -318,11 +330,13 @@ PendingFile& PendingFile::operator=(PendingFile&& other) noexcept {
 PendingFile::~PendingFile() { Discard(); }
 
 Status PendingFile::Write(std::span<const std::byte> bytes) {
-  if (Status s = WriteAll(fd_, bytes.data(), bytes.size()); !s.ok()) {
-    return Status(StatusCode::kIoError, "cannot write '" + temp_ + "': " + s.message());
-  }
-  written_ += bytes.size();
-  return Status::Ok();
+  return GuardAllocation("npy::PendingFile::Write", [&]() -> Status {
+    if (Status s = WriteAll(fd_, bytes.data(), bytes.size()); !s.ok()) {
+      return Status(StatusCode::kIoError, "cannot write '" + temp_ + "': " + s.message());
+    }
+    written_ += bytes.size();
+    return Status::Ok();
+  });
 }
 
 void PendingFile::StartWriteback() {
@@ -336,23 +350,27 @@ void PendingFile::StartWriteback() {
 }
 
 Status PendingFile::Flush() {
-  if (FlushToDisk(fd_) != 0) return ErrnoStatus("cannot flush", temp_);
-  flushed_ = true;
-  return Status::Ok();
+  return GuardAllocation("npy::PendingFile::Flush", [&]() -> Status {
+    if (FlushToDisk(fd_) != 0) return ErrnoStatus("cannot flush", temp_);
+    flushed_ = true;
+    return Status::Ok();
+  });
 }
 
 Status PendingFile::Commit() {
-  Status status = flushed_ ? Status::Ok() : Flush();
-  if (CloseFile(std::exchange(fd_, -1)) != 0 && status.ok()) {
-    status = ErrnoStatus("cannot close", temp_);
-  }
-  if (status.ok()) status = MoveIntoPlace(temp_, path_);
-  if (!status.ok()) {
-    Discard();
+  return GuardAllocation("npy::PendingFile::Commit", [&]() -> Status {
+    Status status = flushed_ ? Status::Ok() : Flush();
+    if (CloseFile(std::exchange(fd_, -1)) != 0 && status.ok()) {
+      status = ErrnoStatus("cannot close", temp_);
+    }
+    if (status.ok()) status = MoveIntoPlace(temp_, path_);
+    if (!status.ok()) {
+      Discard();
+      return status;
+    }
+    temp_.clear();  // it is `path` now
     return status;
-  }
-  temp_.clear();  // it is `path` now
-  return status;
+  });
 }
 
 void PendingFile::Discard() {

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/out_of_memory.h"
 #include "npy/npy.h"
 
 namespace eltwise::npy {
@@ -463,17 +464,19 @@ void SwapElementBytes(std::span<std::byte> bytes, size_t element_size) {
 }
 
 Expected<Array> Parse(std::span<const std::byte> file) {
-  uint64_t data_offset = 0;
-  Expected<Header> header = ParseHeader(file, &data_offset);
-  if (!header.ok()) return header.status();
-  Array array;
-  static_cast<Header&>(array) = std::move(*header);
-  const uint64_t available = file.size() - data_offset;
-  if (available != array.data_bytes()) return DataSizeMismatch(array, available);
-  const std::byte* data = file.data() + data_offset;
-  array.data.assign(data, data + available);
-  if (NeedsSwap(array)) SwapBytes(array.data.data(), array.data.size(), ElementSize(array.type));
-  return array;
+  return GuardAllocation("npy::Parse", [&]() -> Expected<Array> {
+    uint64_t data_offset = 0;
+    Expected<Header> header = ParseHeader(file, &data_offset);
+    if (!header.ok()) return header.status();
+    Array array;
+    static_cast<Header&>(array) = std::move(*header);
+    const uint64_t available = file.size() - data_offset;
+    if (available != array.data_bytes()) return DataSizeMismatch(array, available);
+    const std::byte* data = file.data() + data_offset;
+    array.data.assign(data, data + available);
+    if (NeedsSwap(array)) SwapBytes(array.data.data(), array.data.size(), ElementSize(array.type));
+    return array;
+  });
 }
 
 std::vector<std::byte> SerializeHeader(const Header& array) {

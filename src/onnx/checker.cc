@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <exception>
+#include <new>
 #include <unordered_map>
 
 #include "onnx/internal.h"
@@ -99,6 +100,8 @@ Status RunChecker(const ::onnx::ModelProto& model, const std::vector<int>& order
       for (int i : order) *graph.add_node() = model.graph().node(i);
       ::onnx::checker::check_graph(graph, ctx, lex);
     }
+  } catch (const std::bad_alloc&) {
+    throw;  // not a verdict on the model: Model::Parse reports it as kOutOfMemory
   } catch (const std::exception& e) {
     return InvalidArgument("the ONNX checker rejects the model: " + OneLine(e.what()));
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/op_registry.h"
+#include "core/out_of_memory.h"
 #include "onnx/internal.h"
 #include "onnx/model_impl.h"
 
@@ -550,26 +551,39 @@ class ModelBuilder {
 }  // namespace
 
 Expected<Model> Model::Parse(std::span<const std::byte> bytes, const std::string& source) {
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return InvalidArgument(source + ": " + std::to_string(bytes.size()) +
-                           " bytes; protobuf messages (ONNX models without external data) are "
-                           "limited to 2 GiB");
-  }
-  ::onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return InvalidArgument(source +
-                           ": not a valid ONNX model (protobuf parse failed: the file is "
-                           "truncated or corrupt)");
-  }
-  Expected<std::shared_ptr<Impl>> impl = ModelBuilder(model).Build();
-  if (!impl.ok()) return InvalidArgument(source + ": " + impl.status().message());
-  return Model(std::move(*impl));
+  return GuardAllocation("Model::Parse", [&]() -> Expected<Model> {
+    if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+      return InvalidArgument(source + ": " + std::to_string(bytes.size()) +
+                             " bytes; protobuf messages (ONNX models without external data) are "
+                             "limited to 2 GiB");
+    }
+    // Parsed on an arena: protobuf is not exception-safe, so an allocation failure while parsing
+    // leaked the messages built so far; the arena frees them however this function leaves.
+    google::protobuf::Arena arena;
+    ::onnx::ModelProto& model = *google::protobuf::Arena::CreateMessage<::onnx::ModelProto>(&arena);
+    if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      return InvalidArgument(source +
+                             ": not a valid ONNX model (protobuf parse failed: the file is "
+                             "truncated or corrupt)");
+    }
+    Expected<std::shared_ptr<Impl>> impl = ModelBuilder(model).Build();
+    if (!impl.ok()) {
+      // An allocation failure keeps its code; every other rejection is the model's.
+      const StatusCode code = impl.status().code() == StatusCode::kOutOfMemory
+                                  ? StatusCode::kOutOfMemory
+                                  : StatusCode::kInvalidArgument;
+      return Status(code, source + ": " + impl.status().message());
+    }
+    return Model(std::move(*impl));
+  });
 }
 
 Expected<Model> Model::Load(const std::string& path) {
-  Expected<std::vector<std::byte>> bytes = internal::ReadFileBytes(path);
-  if (!bytes.ok()) return bytes.status();
-  return Parse(*bytes, path);
+  return GuardAllocation("Model::Load", [&]() -> Expected<Model> {
+    Expected<std::vector<std::byte>> bytes = internal::ReadFileBytes(path);
+    if (!bytes.ok()) return bytes.status();
+    return Parse(*bytes, path);
+  });
 }
 
 const std::vector<ValueInfo>& Model::inputs() const { return impl_->inputs; }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/op_registry.h"
+#include "core/out_of_memory.h"
 #include "eltwise/device.h"
 #include "eltwise/operators.h"
 #include "onnx/internal.h"
@@ -188,195 +189,201 @@ Status CheckAgainstDeclared(const ValueInfo& info, DataType type, std::span<cons
 
 Status Model::RunInto(const Device& device, std::span<const InputView> inputs,
                       const OutputAllocator& allocate) const {
-  const Impl& m = *impl_;
-  // Bind inputs by name to their roots (see Impl::roots).
-  // The per-run bookkeeping lives in an arena on the stack (heap only for large graphs): a small
-  // run is dominated by fixed costs.
-  std::array<std::byte, 2048> arena_bytes;
-  std::pmr::monotonic_buffer_resource arena(arena_bytes.data(), arena_bytes.size());
-  std::pmr::vector<HostValue> roots(m.roots.size(), &arena);
-  DimBindings params(&arena);
-  for (const InputView& in : inputs) {
-    const ValueInfo* declared = nullptr;
-    size_t r = 0;
-    for (const std::vector<ValueInfo>* list : {&m.inputs, &m.overridable_inputs}) {
-      for (const ValueInfo& v : *list) {
-        if (v.name == in.name) {
-          declared = &v;
-          break;
+  return GuardAllocation("Model::RunInto", [&]() -> Status {
+    const Impl& m = *impl_;
+    // Bind inputs by name to their roots (see Impl::roots).
+    // The per-run bookkeeping lives in an arena on the stack (heap only for large graphs): a small
+    // run is dominated by fixed costs.
+    std::array<std::byte, 2048> arena_bytes;
+    std::pmr::monotonic_buffer_resource arena(arena_bytes.data(), arena_bytes.size());
+    std::pmr::vector<HostValue> roots(m.roots.size(), &arena);
+    DimBindings params(&arena);
+    for (const InputView& in : inputs) {
+      const ValueInfo* declared = nullptr;
+      size_t r = 0;
+      for (const std::vector<ValueInfo>* list : {&m.inputs, &m.overridable_inputs}) {
+        for (const ValueInfo& v : *list) {
+          if (v.name == in.name) {
+            declared = &v;
+            break;
+          }
+          ++r;
         }
-        ++r;
+        if (declared != nullptr) break;
       }
-      if (declared != nullptr) break;
+      auto what = [&] { return "input " + Quoted(std::string(in.name)); };
+      if (declared == nullptr) {
+        std::string names;
+        for (const ValueInfo& v : m.inputs) names += (names.empty() ? "" : ", ") + v.name;
+        return InvalidArgument("the model has no " + what() +
+                               " (its inputs: " + (names.empty() ? "none" : names) + ")");
+      }
+      if (roots[r].bound) return InvalidArgument(what() + " is given twice");
+      const std::optional<uint64_t> needed = PackedBytes(in.type, in.shape);
+      if (needed != in.size_in_bytes) {
+        return InvalidArgument(what() + " has " + std::to_string(in.size_in_bytes) +
+                               " bytes of data; shape " + ShapeString(ShapeVector(in.shape)) +
+                               " needs " +
+                               (needed ? std::to_string(*needed) : std::string("more than 2^64")));
+      }
+      if (in.data == nullptr && in.size_in_bytes != 0) {
+        return InvalidArgument(what() + " has no data (a null pointer)");
+      }
+      if (Status s = CheckAgainstDeclared(*declared, in.type, in.shape, "input ", in.name, &params);
+          !s.ok()) {
+        return s;
+      }
+      roots[r] = {in.type, in.shape, static_cast<const std::byte*>(in.data), in.size_in_bytes,
+                  true};
     }
-    auto what = [&] { return "input " + Quoted(std::string(in.name)); };
-    if (declared == nullptr) {
-      std::string names;
-      for (const ValueInfo& v : m.inputs) names += (names.empty() ? "" : ", ") + v.name;
-      return InvalidArgument("the model has no " + what() +
-                             " (its inputs: " + (names.empty() ? "none" : names) + ")");
+    for (size_t r = 0; r < m.inputs.size(); ++r) {
+      const ValueInfo& v = m.inputs[r];
+      if (!roots[r].bound) {
+        return InvalidArgument("graph input " + Quoted(v.name) + " (" +
+                               OnnxDataTypeName(OnnxDataType(v.type)) + " " +
+                               DimsString(v.rank_known, v.dims, v.dim_params) + ") has no value");
+      }
     }
-    if (roots[r].bound) return InvalidArgument(what() + " is given twice");
-    const std::optional<uint64_t> needed = PackedBytes(in.type, in.shape);
-    if (needed != in.size_in_bytes) {
-      return InvalidArgument(what() + " has " + std::to_string(in.size_in_bytes) +
-                             " bytes of data; shape " + ShapeString(ShapeVector(in.shape)) +
-                             " needs " +
-                             (needed ? std::to_string(*needed) : std::string("more than 2^64")));
+    for (size_t r = m.inputs.size(); r < roots.size(); ++r) {
+      if (roots[r].bound) continue;
+      const HostTensor& t = m.initializers[m.roots[r].initializer];
+      roots[r] = {t.type, t.shape, t.data.data(), t.data.size(), true};
     }
-    if (in.data == nullptr && in.size_in_bytes != 0) {
-      return InvalidArgument(what() + " has no data (a null pointer)");
+    // Graph outputs have their chain root's type and shape: check them before anything runs.
+    for (size_t k = 0; k < m.outputs.size(); ++k) {
+      const HostValue& v = roots[m.output_sources[k].root];
+      if (Status s = CheckAgainstDeclared(m.outputs[k], v.type, v.shape, "graph output ",
+                                          m.outputs[k].name, &params);
+          !s.ok()) {
+        return s;
+      }
     }
-    if (Status s = CheckAgainstDeclared(*declared, in.type, in.shape, "input ", in.name, &params);
-        !s.ok()) {
-      return s;
-    }
-    roots[r] = {in.type, in.shape, static_cast<const std::byte*>(in.data), in.size_in_bytes, true};
-  }
-  for (size_t r = 0; r < m.inputs.size(); ++r) {
-    const ValueInfo& v = m.inputs[r];
-    if (!roots[r].bound) {
-      return InvalidArgument("graph input " + Quoted(v.name) + " (" +
-                             OnnxDataTypeName(OnnxDataType(v.type)) + " " +
-                             DimsString(v.rank_known, v.dims, v.dim_params) + ") has no value");
-    }
-  }
-  for (size_t r = m.inputs.size(); r < roots.size(); ++r) {
-    if (roots[r].bound) continue;
-    const HostTensor& t = m.initializers[m.roots[r].initializer];
-    roots[r] = {t.type, t.shape, t.data.data(), t.data.size(), true};
-  }
-  // Graph outputs have their chain root's type and shape: check them before anything runs.
-  for (size_t k = 0; k < m.outputs.size(); ++k) {
-    const HostValue& v = roots[m.output_sources[k].root];
-    if (Status s = CheckAgainstDeclared(m.outputs[k], v.type, v.shape, "graph output ",
-                                        m.outputs[k].name, &params);
-        !s.ok()) {
-      return s;
-    }
-  }
 
-  // Host memory is bound directly where the device takes any packed host binding (no DirectML
-  // alignment or size rounding); elsewhere values are staged through padded device buffers.
-  const bool on_host = staging::BindsPackedHostArrays(device);
-  auto buffer_bytes = [&](const HostValue& v) {
-    return on_host ? v.bytes : staging::PackedBufferBytes(v.type, ShapeVector(v.shape));
-  };
-  std::pmr::vector<CompiledOperator> ops(&arena);
-  ops.reserve(m.nodes.size());
-  for (size_t i = 0; i < m.nodes.size(); ++i) {
-    const HostValue& v = roots[m.steps[i].root];
-    Expected<CompiledOperator> op = m.CompiledNode(device, i, v.type, v.shape, buffer_bytes(v));
-    if (!op.ok()) {
-      return Status(op.status().code(), NodeLabel(m.nodes[i]) + ": " + op.status().message());
-    }
-    ops.push_back(std::move(*op));
-  }
-
-  std::vector<std::unique_ptr<std::byte[]>> temporaries(on_host ? m.temporary_roots.size() : 0);
-  for (size_t t = 0; t < temporaries.size(); ++t) {
-    const uint64_t bytes = roots[m.temporary_roots[t]].bytes;
-    temporaries[t].reset(new (std::nothrow) std::byte[std::max<uint64_t>(bytes, 1)]);
-    if (temporaries[t] == nullptr) {
-      return Status(StatusCode::kOutOfMemory,
-                    "no memory for a " + std::to_string(bytes) + "-byte intermediate value");
-    }
-  }
-  std::pmr::vector<std::byte*> out(m.outputs.size(), &arena);
-  for (size_t k = 0; k < m.outputs.size(); ++k) {
-    const HostValue& v = roots[m.output_sources[k].root];
-    out[k] = static_cast<std::byte*>(allocate(k, v.type, v.shape));
-    if (out[k] == nullptr && v.bytes != 0) {
-      return Status(StatusCode::kOutOfMemory, "graph output " + Quoted(m.outputs[k].name) +
-                                                  ": no buffer for its " + std::to_string(v.bytes) +
-                                                  " bytes");
-    }
-  }
-
-  if (on_host) {
-    auto storage = [&](const Impl::Storage& s) {
-      return s.graph_output ? out[s.index] : temporaries[s.index].get();
+    // Host memory is bound directly where the device takes any packed host binding (no DirectML
+    // alignment or size rounding); elsewhere values are staged through padded device buffers.
+    const bool on_host = staging::BindsPackedHostArrays(device);
+    auto buffer_bytes = [&](const HostValue& v) {
+      return on_host ? v.bytes : staging::PackedBufferBytes(v.type, ShapeVector(v.shape));
     };
+    std::pmr::vector<CompiledOperator> ops(&arena);
+    ops.reserve(m.nodes.size());
+    for (size_t i = 0; i < m.nodes.size(); ++i) {
+      const HostValue& v = roots[m.steps[i].root];
+      Expected<CompiledOperator> op = m.CompiledNode(device, i, v.type, v.shape, buffer_bytes(v));
+      if (!op.ok()) {
+        return Status(op.status().code(), NodeLabel(m.nodes[i]) + ": " + op.status().message());
+      }
+      ops.push_back(std::move(*op));
+    }
+
+    std::vector<std::unique_ptr<std::byte[]>> temporaries(on_host ? m.temporary_roots.size() : 0);
+    for (size_t t = 0; t < temporaries.size(); ++t) {
+      const uint64_t bytes = roots[m.temporary_roots[t]].bytes;
+      temporaries[t].reset(new (std::nothrow) std::byte[std::max<uint64_t>(bytes, 1)]);
+      if (temporaries[t] == nullptr) {
+        return Status(StatusCode::kOutOfMemory,
+                      "no memory for a " + std::to_string(bytes) + "-byte intermediate value");
+      }
+    }
+    std::pmr::vector<std::byte*> out(m.outputs.size(), &arena);
+    for (size_t k = 0; k < m.outputs.size(); ++k) {
+      const HostValue& v = roots[m.output_sources[k].root];
+      out[k] = static_cast<std::byte*>(allocate(k, v.type, v.shape));
+      if (out[k] == nullptr && v.bytes != 0) {
+        return Status(StatusCode::kOutOfMemory, "graph output " + Quoted(m.outputs[k].name) +
+                                                    ": no buffer for its " +
+                                                    std::to_string(v.bytes) + " bytes");
+      }
+    }
+
+    if (on_host) {
+      auto storage = [&](const Impl::Storage& s) {
+        return s.graph_output ? out[s.index] : temporaries[s.index].get();
+      };
+      for (size_t i = 0; i < m.nodes.size(); ++i) {
+        const Impl::Step& step = m.steps[i];
+        const uint64_t bytes = roots[step.root].bytes;
+        const std::byte* in = step.input_node >= 0 ? storage(m.steps[step.input_node].storage)
+                                                   : roots[step.input_root].data;
+        Status s = ops[i].Execute(ConstBinding{in, bytes}, Binding{storage(step.storage), bytes});
+        if (!s.ok()) return Status(s.code(), NodeLabel(m.nodes[i]) + ": " + s.message());
+      }
+      for (size_t k = 0; k < m.outputs.size(); ++k) {
+        const Impl::OutputSource& source = m.output_sources[k];
+        const HostValue& v = roots[source.root];
+        const std::byte* from = source.first != static_cast<int>(k) ? out[source.first]
+                                : source.node < 0                   ? v.data
+                                                                    : nullptr;
+        if (from != nullptr && v.bytes != 0) std::memcpy(out[k], from, v.bytes);
+      }
+      return Status::Ok();
+    }
+
+    staging::DeviceBuffers buffers(device);
+    std::vector<void*> root_on_device(roots.size(), nullptr);
+    std::vector<void*> node_on_device(m.nodes.size(), nullptr);
     for (size_t i = 0; i < m.nodes.size(); ++i) {
       const Impl::Step& step = m.steps[i];
-      const uint64_t bytes = roots[step.root].bytes;
-      const std::byte* in = step.input_node >= 0 ? storage(m.steps[step.input_node].storage)
-                                                 : roots[step.input_root].data;
-      Status s = ops[i].Execute(ConstBinding{in, bytes}, Binding{storage(step.storage), bytes});
+      const HostValue& v = roots[step.root];
+      const uint64_t bytes = buffer_bytes(v);
+      const void* in = nullptr;
+      if (step.input_node >= 0) {
+        in = node_on_device[step.input_node];
+      } else {
+        void*& staged = root_on_device[step.input_root];
+        if (staged == nullptr) {
+          Expected<void*> p = buffers.Upload(std::span(v.data, v.bytes), bytes);
+          if (!p.ok())
+            return Status(p.status().code(), NodeLabel(m.nodes[i]) + ": " + p.status().message());
+          staged = *p;
+        }
+        in = staged;
+      }
+      Expected<void*> p = buffers.Allocate(bytes);
+      if (!p.ok())
+        return Status(p.status().code(), NodeLabel(m.nodes[i]) + ": " + p.status().message());
+      node_on_device[i] = *p;
+      Status s = ops[i].Execute(ConstBinding{in, bytes}, Binding{*p, bytes});
       if (!s.ok()) return Status(s.code(), NodeLabel(m.nodes[i]) + ": " + s.message());
     }
     for (size_t k = 0; k < m.outputs.size(); ++k) {
       const Impl::OutputSource& source = m.output_sources[k];
       const HostValue& v = roots[source.root];
-      const std::byte* from = source.first != static_cast<int>(k) ? out[source.first]
-                              : source.node < 0                   ? v.data
-                                                                  : nullptr;
-      if (from != nullptr && v.bytes != 0) std::memcpy(out[k], from, v.bytes);
-    }
-    return Status::Ok();
-  }
-
-  staging::DeviceBuffers buffers(device);
-  std::vector<void*> root_on_device(roots.size(), nullptr);
-  std::vector<void*> node_on_device(m.nodes.size(), nullptr);
-  for (size_t i = 0; i < m.nodes.size(); ++i) {
-    const Impl::Step& step = m.steps[i];
-    const HostValue& v = roots[step.root];
-    const uint64_t bytes = buffer_bytes(v);
-    const void* in = nullptr;
-    if (step.input_node >= 0) {
-      in = node_on_device[step.input_node];
-    } else {
-      void*& staged = root_on_device[step.input_root];
-      if (staged == nullptr) {
-        Expected<void*> p = buffers.Upload(std::span(v.data, v.bytes), bytes);
-        if (!p.ok())
-          return Status(p.status().code(), NodeLabel(m.nodes[i]) + ": " + p.status().message());
-        staged = *p;
+      if (v.bytes == 0) continue;
+      if (source.node >= 0) {
+        if (Status s = CopyToHost(device, out[k], node_on_device[source.node], v.bytes); !s.ok()) {
+          return s;
+        }
+      } else {  // a graph input or initializer passed straight through
+        std::memcpy(out[k], v.data, v.bytes);
       }
-      in = staged;
     }
-    Expected<void*> p = buffers.Allocate(bytes);
-    if (!p.ok())
-      return Status(p.status().code(), NodeLabel(m.nodes[i]) + ": " + p.status().message());
-    node_on_device[i] = *p;
-    Status s = ops[i].Execute(ConstBinding{in, bytes}, Binding{*p, bytes});
-    if (!s.ok()) return Status(s.code(), NodeLabel(m.nodes[i]) + ": " + s.message());
-  }
-  for (size_t k = 0; k < m.outputs.size(); ++k) {
-    const Impl::OutputSource& source = m.output_sources[k];
-    const HostValue& v = roots[source.root];
-    if (v.bytes == 0) continue;
-    if (source.node >= 0) {
-      if (Status s = CopyToHost(device, out[k], node_on_device[source.node], v.bytes); !s.ok()) {
-        return s;
-      }
-    } else {  // a graph input or initializer passed straight through
-      std::memcpy(out[k], v.data, v.bytes);
-    }
-  }
-  return Synchronize(device);
+    return Synchronize(device);
+  });
 }
 
 Expected<std::vector<NamedTensor>> Model::Run(const Device& device,
                                               const std::vector<NamedTensor>& inputs) const {
-  std::vector<InputView> views;
-  views.reserve(inputs.size());
-  for (const NamedTensor& in : inputs) {
-    views.push_back(
-        {in.name, in.tensor.type, in.tensor.shape, in.tensor.data.data(), in.tensor.data.size()});
-  }
-  std::vector<NamedTensor> results(impl_->outputs.size());
-  Status s = RunInto(device, views, [&](size_t k, DataType type, std::span<const uint64_t> shape) {
-    NamedTensor& r = results[k];
-    r.name = r.tensor.name = impl_->outputs[k].name;
-    r.tensor.type = type;
-    r.tensor.shape.assign(shape.begin(), shape.end());
-    r.tensor.data.resize(r.tensor.element_count() * ElementSize(type));
-    return static_cast<void*>(r.tensor.data.data());
+  return GuardAllocation("Model::Run", [&]() -> Expected<std::vector<NamedTensor>> {
+    std::vector<InputView> views;
+    views.reserve(inputs.size());
+    for (const NamedTensor& in : inputs) {
+      views.push_back(
+          {in.name, in.tensor.type, in.tensor.shape, in.tensor.data.data(), in.tensor.data.size()});
+    }
+    std::vector<NamedTensor> results(impl_->outputs.size());
+    Status s =
+        RunInto(device, views, [&](size_t k, DataType type, std::span<const uint64_t> shape) {
+          NamedTensor& r = results[k];
+          r.name = r.tensor.name = impl_->outputs[k].name;
+          r.tensor.type = type;
+          r.tensor.shape.assign(shape.begin(), shape.end());
+          r.tensor.data.resize(r.tensor.element_count() * ElementSize(type));
+          return static_cast<void*>(r.tensor.data.data());
+        });
+    if (!s.ok()) return s;
+    return results;
   });
-  if (!s.ok()) return s;
-  return results;
 }
 
 }  // namespace eltwise::onnx_frontend

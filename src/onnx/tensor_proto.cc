@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/out_of_memory.h"
 #include "onnx/internal.h"
 
 #if defined(ELTWISE_ONNX_HAVE_NPY)
@@ -422,18 +423,24 @@ std::string FormatElement(const HostTensor& t, uint64_t index) {
 }  // namespace internal
 
 Expected<HostTensor> DecodeTensorProto(std::span<const std::byte> bytes) {
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return InvalidArgument("TensorProto is " + std::to_string(bytes.size()) +
-                           " bytes; protobuf messages are limited to 2 GiB");
-  }
-  TensorProto proto;
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return InvalidArgument(
-        "not a valid TensorProto (protobuf parse failed: the file is truncated "
-        "or corrupt)");
-  }
-  return internal::DecodeTensor(
-      proto, "TensorProto" + (proto.name().empty() ? std::string() : " " + Quoted(proto.name())));
+  return GuardAllocation("DecodeTensorProto", [&]() -> Expected<HostTensor> {
+    if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+      return InvalidArgument("TensorProto is " + std::to_string(bytes.size()) +
+                             " bytes; protobuf messages are limited to 2 GiB");
+    }
+    TensorProto proto;
+    if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      return InvalidArgument(
+          "not a valid TensorProto (protobuf parse failed: the file is truncated "
+          "or corrupt)");
+    }
+    std::string what = "TensorProto";  // appended piecewise: GCC 12 warns falsely on "x" + string
+    if (!proto.name().empty()) {
+      what += ' ';
+      what += Quoted(proto.name());
+    }
+    return internal::DecodeTensor(proto, what);
+  });
 }
 
 std::vector<std::byte> EncodeTensorProto(const HostTensor& tensor) {
@@ -512,52 +519,56 @@ bool NpySupported() {
 }
 
 Expected<HostTensor> ReadTensorFile(const std::string& path) {
-  if (IsNpyPath(path)) {
+  return GuardAllocation("ReadTensorFile", [&]() -> Expected<HostTensor> {
+    if (IsNpyPath(path)) {
 #if defined(ELTWISE_ONNX_HAVE_NPY)
-    Expected<npy::Array> array = npy::Read(path);
-    if (!array.ok()) {
-      const Status s = array.status();
-      const std::string& m = s.message();
-      return Status(s.code(), m.rfind(path, 0) == 0 ? m : path + ": " + m);
-    }
-    HostTensor t;
-    t.type = array->type;
-    t.shape = array->shape;
-    if (array->element_count() * ElementSize(t.type) != array->data.size()) {
-      return InvalidArgument(path + ": .npy data size does not match its shape");
-    }
-    t.data = array->fortran_order && t.shape.size() > 1
-                 ? FortranToC(array->data, t.shape, ElementSize(t.type))
-                 : std::move(array->data);
-    return t;
+      Expected<npy::Array> array = npy::Read(path);
+      if (!array.ok()) {
+        const Status s = array.status();
+        const std::string& m = s.message();
+        return Status(s.code(), m.rfind(path, 0) == 0 ? m : path + ": " + m);
+      }
+      HostTensor t;
+      t.type = array->type;
+      t.shape = array->shape;
+      if (array->element_count() * ElementSize(t.type) != array->data.size()) {
+        return InvalidArgument(path + ": .npy data size does not match its shape");
+      }
+      t.data = array->fortran_order && t.shape.size() > 1
+                   ? FortranToC(array->data, t.shape, ElementSize(t.type))
+                   : std::move(array->data);
+      return t;
 #else
     return Unsupported(path +
                        ": this build reads no .npy files (the eltwise_npy library was not "
                        "built); use a TensorProto .pb file");
 #endif
-  }
-  Expected<std::vector<std::byte>> bytes = internal::ReadFileBytes(path);
-  if (!bytes.ok()) return bytes.status();
-  Expected<HostTensor> t = DecodeTensorProto(*bytes);
-  if (!t.ok()) return Status(t.status().code(), path + ": " + t.status().message());
-  return t;
+    }
+    Expected<std::vector<std::byte>> bytes = internal::ReadFileBytes(path);
+    if (!bytes.ok()) return bytes.status();
+    Expected<HostTensor> t = DecodeTensorProto(*bytes);
+    if (!t.ok()) return Status(t.status().code(), path + ": " + t.status().message());
+    return t;
+  });
 }
 
 Status WriteTensorFile(const std::string& path, const HostTensor& tensor) {
-  if (IsNpyPath(path)) {
+  return GuardAllocation("WriteTensorFile", [&]() -> Status {
+    if (IsNpyPath(path)) {
 #if defined(ELTWISE_ONNX_HAVE_NPY)
-    npy::Array array;
-    array.type = tensor.type;
-    array.shape = tensor.shape;
-    array.data = tensor.data;
-    return npy::Write(path, array);
+      npy::Array array;
+      array.type = tensor.type;
+      array.shape = tensor.shape;
+      array.data = tensor.data;
+      return npy::Write(path, array);
 #else
     return Unsupported(path +
                        ": this build writes no .npy files (the eltwise_npy library was not "
                        "built); use a .pb file");
 #endif
-  }
-  return WriteBytes(path, EncodeTensorProto(tensor));
+    }
+    return WriteBytes(path, EncodeTensorProto(tensor));
+  });
 }
 
 }  // namespace eltwise::onnx_frontend
