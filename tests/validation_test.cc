@@ -110,6 +110,13 @@ TEST(Types, InvalidEnumValue) {
   ExpectRejected(ValidateSign(FeatureLevel::kExtended, t), {"input.type is 40", "not a data type"});
 }
 
+TEST(Types, TheValueAfterTheLastTypeIsInvalid) {
+  TensorDesc t = Packed4(DataType::kFloat32);
+  t.type = static_cast<DataType>(kDataTypeCount);
+  ExpectRejected(ValidateSign(FeatureLevel::kExtended, t),
+                 {"input.type is " + std::to_string(kDataTypeCount), "not a data type"});
+}
+
 TEST(Types, InputAndOutputMustMatch) {
   ExpectRejected(Validate(FeatureLevel::kExtended,
                           SignDesc{Packed4(DataType::kFloat32), Packed4(DataType::kFloat16)}),
@@ -245,6 +252,12 @@ TEST(Strides, DirectMLStridesAre32Bit) {
   ExpectRejected(ValidateSign(FeatureLevel::k6_4, t), {"input.strides[2] is 4294967296"});
 }
 
+TEST(Strides, DirectMLAcceptsTheLargest32BitStride) {
+  const TensorDesc t = TensorDesc::Strided(DataType::kInt8, {1, 1, 2, 1}, {0, 0, 4294967295ll, 1});
+  const Status s = ValidateSign(FeatureLevel::k6_4, t);
+  EXPECT_TRUE(s.ok()) << s.message();
+}
+
 TEST(Strides, ZeroStrideInputBroadcastIsAccepted) {
   TensorDesc in = TensorDesc::Strided(DataType::kFloat32, {1, 1, 3, 4}, {0, 0, 0, 1});
   TensorDesc out = Packed4(DataType::kFloat32, {1, 1, 3, 4});
@@ -312,6 +325,15 @@ TEST(Alignment, ZeroOrPowerOfTwoAtLeastElementSize) {
 }
 
 // ---- Output self-overlap ----
+
+// Above the exact check's limit (2^22 elements) only the sufficient test can accept an output:
+// strides that nest, the smallest 1, must pass it.
+TEST(OutputOverlap, LargeNestedStridesAreAccepted) {
+  const TensorDesc in = TensorDesc::Packed(DataType::kInt8, {4096, 2048});
+  const TensorDesc out = TensorDesc::Strided(DataType::kInt8, {4096, 2048}, {2048, 1});
+  const Status s = Validate(FeatureLevel::kExtended, SignDesc{in, out});
+  EXPECT_TRUE(s.ok()) << s.message();
+}
 
 TEST(OutputOverlap, ZeroStrideOutputIsRejected) {
   TensorDesc in = Packed4(DataType::kFloat32, {1, 1, 3, 4});
