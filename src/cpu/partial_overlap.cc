@@ -1145,27 +1145,51 @@ class PackedPermutation {
   }
 };
 
-// Runs the transposes of PackedPermutation's steps over the packed bytes at `base`, f applied by
-// the last; false (nothing done) when some step fits no thread's slot.
-bool RunPackedSteps(const KernelTable& table, const Plan& plan,
+// Whether every one of PackedPermutation's steps fits a thread's slot.
+bool PackedStepsFit(const KernelTable& table, const Plan& plan,
                     const std::array<MatrixShape, kMaxRank>& steps, int count, std::byte* base,
-                    int threads, Status& status) {
+                    int threads) {
   for (int i = 0; i < count; ++i) {
     if (!InPlaceTranspose(table, plan, Function::kCopy, steps[i], base, threads).Feasible()) {
       return false;
     }
   }
+  return true;
+}
+
+// The staging the steps' transposes share; null, with `status` set, when it cannot be had. Taken
+// before anything is written, so that a failure leaves the output as it was.
+std::unique_ptr<uint64_t[]> PackedStepsStaging(const KernelTable& table, const Plan& plan,
+                                               const MatrixShape& first, std::byte* base,
+                                               int threads, Status& status) {
   const uint64_t bytes =
-      InPlaceTranspose(table, plan, Function::kCopy, steps[0], base, threads).StagingBytes();
-  const std::unique_ptr<uint64_t[]> buffer(new (std::nothrow) uint64_t[bytes / 8]);
-  if (!buffer) {
-    status = StagingFailed(bytes);
-    return true;
-  }
+      InPlaceTranspose(table, plan, Function::kCopy, first, base, threads).StagingBytes();
+  std::unique_ptr<uint64_t[]> buffer(new (std::nothrow) uint64_t[bytes / 8]);
+  if (!buffer) status = StagingFailed(bytes);
+  return buffer;
+}
+
+// Runs the transposes of PackedPermutation's steps over the packed bytes at `base` in `staging`
+// (PackedStepsStaging), f applied by the last.
+void RunPackedStepsIn(const KernelTable& table, const Plan& plan,
+                      const std::array<MatrixShape, kMaxRank>& steps, int count, std::byte* base,
+                      int threads, uint64_t* staging) {
   for (int i = 0; i < count; ++i) {
     const Function f = i + 1 == count ? plan.function : Function::kCopy;
-    InPlaceTranspose(table, plan, f, steps[i], base, threads).Run(buffer.get());
+    InPlaceTranspose(table, plan, f, steps[i], base, threads).Run(staging);
   }
+}
+
+// Runs the transposes of PackedPermutation's steps over the packed bytes at `base`, f applied by
+// the last; false (nothing done) when some step fits no thread's slot.
+bool RunPackedSteps(const KernelTable& table, const Plan& plan,
+                    const std::array<MatrixShape, kMaxRank>& steps, int count, std::byte* base,
+                    int threads, Status& status) {
+  if (!PackedStepsFit(table, plan, steps, count, base, threads)) return false;
+  const std::unique_ptr<uint64_t[]> staging =
+      PackedStepsStaging(table, plan, steps[0], base, threads, status);
+  if (!staging) return true;
+  RunPackedStepsIn(table, plan, steps, count, base, threads, staging.get());
   status = Status::Ok();
   return true;
 }
@@ -1212,11 +1236,11 @@ bool RunThroughOutputSpan(const KernelTable& table, const Plan& plan, const std:
   std::array<MatrixShape, kMaxRank> steps;
   const int count = PackedPermutation::Steps(permute, output, output, steps);
   if (count == 0 || move.overlap.staging != OverlapStaging::kChunked) return false;
-  for (int i = 0; i < count; ++i) {  // every step must fit before anything is written
-    if (!InPlaceTranspose(table, permute, Function::kCopy, steps[i], output, threads).Feasible()) {
-      return false;
-    }
-  }
+  // Every step must fit, and the permutation's staging be had, before anything is written.
+  if (!PackedStepsFit(table, permute, steps, count, output, threads)) return false;
+  const std::unique_ptr<uint64_t[]> staging =
+      PackedStepsStaging(table, permute, steps[0], output, threads, status);
+  if (!staging) return true;
   // Strides are positive, so both first elements are the lowest bytes.
   switch (Classify(move, input, output)) {
     case Aliasing::kInPlace:
@@ -1230,7 +1254,8 @@ bool RunThroughOutputSpan(const KernelTable& table, const Plan& plan, const std:
       break;
   }
   const uint64_t moved = last_overlap_staging_bytes;
-  RunPackedSteps(table, permute, steps, count, output, threads, status);
+  RunPackedStepsIn(table, permute, steps, count, output, threads, staging.get());
+  status = Status::Ok();
   last_overlap_staging_bytes = std::max(moved, last_overlap_staging_bytes);
   return true;
 }
