@@ -384,6 +384,31 @@ TEST(SupportQueries, MatchTheTable) {
   EXPECT_TRUE(Supports(FeatureLevel::kExtended, RoundingMode::kUp));
 }
 
+TEST(SupportQueries, ParseFeatureLevelAcceptsDirectMLNamesAndDots) {
+  EXPECT_EQ(ParseFeatureLevel("5_1"), FeatureLevel::k5_1);
+  EXPECT_EQ(ParseFeatureLevel("5.1"), FeatureLevel::k5_1);
+  EXPECT_EQ(ParseFeatureLevel("DML_FEATURE_LEVEL_5_1"), FeatureLevel::k5_1);
+  EXPECT_EQ(ParseFeatureLevel("DML_FEATURE_LEVEL_6.4"), FeatureLevel::k6_4);
+  EXPECT_EQ(ParseFeatureLevel("1_0"), FeatureLevel::k1_0);
+  EXPECT_EQ(ParseFeatureLevel("extended"), FeatureLevel::kExtended);
+  EXPECT_EQ(ParseFeatureLevel("FEATURE_LEVEL_5_1"), std::nullopt);
+  EXPECT_EQ(ParseFeatureLevel("5-1"), std::nullopt);
+  EXPECT_EQ(ParseFeatureLevel(""), std::nullopt);
+  EXPECT_EQ(AllFeatureLevels().size(), 16u);  // 1_0 ... 6_4 and extended, each once
+}
+
+// An unknown level supports nothing, and an option value past the last one is no option.
+TEST(SupportQueries, UnknownLevelsAndOptionValuesSupportNothing) {
+  const auto unknown = static_cast<FeatureLevel>(0x9900);
+  EXPECT_FALSE(Supports(unknown, RoundingMode::kHalvesToNearestEven));
+  EXPECT_FALSE(Supports(unknown, Op::kSign, DataType::kFloat32, 4));
+  const auto past_last = static_cast<RoundingMode>(kRoundingModeCount);
+  EXPECT_FALSE(Supports(FeatureLevel::kExtended, past_last));
+  EXPECT_FALSE(Supports(FeatureLevel::k6_4, past_last));
+  EXPECT_FALSE(Supports(FeatureLevel::kExtended, static_cast<RoundingMode>(-1)));
+  EXPECT_TRUE(Supports(FeatureLevel::kExtended, static_cast<RoundingMode>(kRoundingModeCount - 1)));
+}
+
 TEST(SupportQueries, HighestSupported) {
   const FeatureLevel requested[] = {FeatureLevel::k3_0, FeatureLevel::k6_1, FeatureLevel::k4_1};
   EXPECT_EQ(HighestSupported(requested), FeatureLevel::k6_1);
