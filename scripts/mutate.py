@@ -16,7 +16,7 @@ Each mutant is one of:
 Comments, string and character literals, #include and other preprocessor lines are left alone.
 A mutant that does not compile is not counted (a type error, not a test's job). A mutant is killed
 when the test command exits non-zero or runs past --timeout; it survived when the command passes.
-The source file is restored after every mutant, also on Ctrl-C. Run by hand: each mutant is a
+The source file is restored after every mutant, also on Ctrl-C or SIGTERM. Run by hand: each mutant is a
 rebuild of everything that includes the file.
 
 The score is killed / (killed + survived); survivors are printed with their line and change, to be
@@ -27,6 +27,7 @@ import argparse
 import json
 import random
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -151,6 +152,8 @@ def main():
         sys.exit("mutate: the tests fail on the unmutated tree")
     print(f"mutate: {len(found)} mutants of {args.source}; tests take {baseline:.0f} s", flush=True)
 
+    # SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so the source is restored.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     counts = {"killed": 0, "survived": 0, "not compiled": 0}
     survivors = []
     try:
