@@ -14,6 +14,7 @@
 
 #include "cpu/cpu_backend.h"
 #include "oracle.h"
+#include "overlap_limits.h"
 #include "test_values.h"
 
 namespace eltwise::testing {
@@ -393,16 +394,6 @@ TEST(Layout, PartialOverlapStagingIsBounded) {
     EXPECT_EQ(staged(OverlapDesc(0, u16, square, columns, pitch), 1, threads), 2u * 1500 * 1500);
   }
 }
-
-// Restores the default partial-overlap limits when a test that lowered them ends.
-struct OverlapLimits {
-  OverlapLimits(uint64_t copy_bytes, uint64_t transpose_bytes) {
-    SetPartialOverlapLimits(copy_bytes, transpose_bytes);
-  }
-  ~OverlapLimits() { SetPartialOverlapLimits(uint64_t{1} << 20, uint64_t{1} << 20); }
-  OverlapLimits(const OverlapLimits&) = delete;
-  OverlapLimits& operator=(const OverlapLimits&) = delete;
-};
 
 constexpr DataType kOneOfEachSize[] = {DataType::kUInt8, DataType::kFloat16, DataType::kFloat32,
                                        DataType::kFloat64};

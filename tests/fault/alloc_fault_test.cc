@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "cpu/cpu_backend.h"
 #include "eltwise/directml.h"
 #include "eltwise/eltwise.h"
 #include "fault/until_success.h"
 #include "oracle.h"
+#include "overlap_limits.h"
 #include "scratch_files.h"
 
 #if ELTWISE_FAULT_NPY
@@ -126,21 +126,25 @@ Device CpuDevice(int threads) {
   return *device;
 }
 
+// Compile and Execute of `l` on `device`, each allocation failing in turn (UntilSuccess).
+void CompileAndExecuteUntilSuccess(const std::string& name, const Device& device, const Layout& l) {
+  const OperatorDesc desc = RoundOf(l);
+  const std::vector<std::byte> initial = InitialBuffer(l);
+  const std::vector<std::byte> expected = ExpectedBuffer(l, desc, initial);
+  std::vector<std::byte> buffer;
+  const auto call = [&]() -> Status {
+    Expected<CompiledOperator> op = Compile(device, desc);
+    if (!op.ok()) return op.status();
+    return op->Execute(ConstBinding{buffer.data() + l.in_offset, buffer.size() - l.in_offset},
+                       Binding{buffer.data() + l.out_offset, buffer.size() - l.out_offset});
+  };
+  UntilSuccess(name, call, BufferChecks(buffer, initial, expected));
+}
+
 TEST(AllocationFaults, CompileAndExecuteEveryLayout) {
   const Device device = CpuDevice(4);
   for (const Layout& l : Layouts()) {
-    const OperatorDesc desc = RoundOf(l);
-    const std::vector<std::byte> initial = InitialBuffer(l);
-    const std::vector<std::byte> expected = ExpectedBuffer(l, desc, initial);
-    std::vector<std::byte> buffer;
-    const auto call = [&]() -> Status {
-      Expected<CompiledOperator> op = Compile(device, desc);
-      if (!op.ok()) return op.status();
-      return op->Execute(ConstBinding{buffer.data() + l.in_offset, buffer.size() - l.in_offset},
-                         Binding{buffer.data() + l.out_offset, buffer.size() - l.out_offset});
-    };
-    UntilSuccess(std::string("Compile+Execute ") + l.name, call,
-                 BufferChecks(buffer, initial, expected));
+    CompileAndExecuteUntilSuccess(std::string("Compile+Execute ") + l.name, device, l);
   }
 }
 
@@ -149,7 +153,7 @@ TEST(AllocationFaults, CompileAndExecuteEveryLayout) {
 // permutation onto itself (cycle-following transposes through a staging buffer), and the same
 // transpose one element further on (moved through the output's bytes, then permuted).
 TEST(AllocationFaults, BoundedPartialOverlaps) {
-  SetPartialOverlapLimits(64, 4096);
+  const OverlapLimits limits(64, 4096);
   const std::vector<Layout> layouts = {
       {"non-square transpose onto itself", {10, 20}, {1, 10}, {20, 1}, 0, 0},
       {"3-d permutation onto itself", {4, 6, 8}, {8, 32, 1}, {48, 8, 1}, 0, 0},
@@ -158,22 +162,11 @@ TEST(AllocationFaults, BoundedPartialOverlaps) {
   for (int threads : {1, 4}) {
     const Device device = CpuDevice(threads);
     for (const Layout& l : layouts) {
-      const OperatorDesc desc = RoundOf(l);
-      const std::vector<std::byte> initial = InitialBuffer(l);
-      const std::vector<std::byte> expected = ExpectedBuffer(l, desc, initial);
-      std::vector<std::byte> buffer;
-      const auto call = [&]() -> Status {
-        Expected<CompiledOperator> op = Compile(device, desc);
-        if (!op.ok()) return op.status();
-        return op->Execute(ConstBinding{buffer.data() + l.in_offset, buffer.size() - l.in_offset},
-                           Binding{buffer.data() + l.out_offset, buffer.size() - l.out_offset});
-      };
-      UntilSuccess(
+      CompileAndExecuteUntilSuccess(
           std::string("bounded overlap, ") + l.name + ", " + std::to_string(threads) + " threads",
-          call, BufferChecks(buffer, initial, expected));
+          device, l);
     }
   }
-  SetPartialOverlapLimits(uint64_t{1} << 20, uint64_t{1} << 20);
 }
 
 // The transposed walk allocates a tile buffer on each thread's first tile, while other tiles may
