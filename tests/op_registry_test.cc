@@ -9,8 +9,37 @@
 #include <set>
 #include <string>
 
+#include "core/function.h"
+#include "eltwise/status.h"
+#include "eltwise/types.h"
+
 namespace eltwise::testing {
 namespace {
+
+// Every status code's name (what Status::ToString and the front ends' errors print), and the
+// names of values outside each enumeration (a caller's cast, a newer caller's value).
+TEST(Names, StatusCodesAndValuesOutsideTheEnumerations) {
+  const std::pair<StatusCode, std::string_view> codes[] = {
+      {StatusCode::kOk, "ok"},
+      {StatusCode::kInvalidArgument, "invalid_argument"},
+      {StatusCode::kUnsupported, "unsupported"},
+      {StatusCode::kOutOfMemory, "out_of_memory"},
+      {StatusCode::kDeviceError, "device_error"},
+      {StatusCode::kInternal, "internal"},
+      {StatusCode::kIoError, "io_error"}};
+  for (const auto& [code, name] : codes) {
+    EXPECT_EQ(Name(code), name);
+    if (code != StatusCode::kOk) EXPECT_EQ(Status(code, "m").ToString(), std::string(name) + ": m");
+  }
+  EXPECT_EQ(Status::Ok().ToString(), "ok");
+  EXPECT_EQ(Name(static_cast<StatusCode>(99)), "unknown");
+  EXPECT_EQ(Name(static_cast<DataType>(200)), "invalid");
+  EXPECT_EQ(ElementSize(static_cast<DataType>(200)), 0u);
+  EXPECT_EQ(Name(static_cast<Function>(200)), "invalid");
+  EXPECT_EQ(Name(static_cast<Op>(kOpCount)), "invalid");
+  EXPECT_EQ(Name(static_cast<NanPolicy>(255)), "invalid");
+  EXPECT_EQ(Name(static_cast<RoundingMode>(99)), "invalid");
+}
 
 TEST(OpRegistry, OneEntryPerOpInOrder) {
   ASSERT_EQ(AllOps().size(), static_cast<size_t>(kOpCount));

@@ -39,6 +39,9 @@ std::map<std::string, std::string> DefaultOptionValues() {
   return values;
 }
 
+// --threads above this is taken for a typo: each thread is created.
+constexpr int kMaxBenchThreads = 1024;
+
 struct BenchOptions {
   DeviceOptions device;
   int threads = 0;
@@ -165,8 +168,11 @@ void AddBenchCommand(CLI::App& app) {
       "bench", "Measure operator throughput against a copy of the same bytes in the same run");
   auto options = std::make_shared<BenchOptions>();
   AddDeviceOptions(*command, options->device);
-  command->add_option("--threads", options->threads, "CPU threads (0: all hardware threads)")
-      ->check(CLI::NonNegativeNumber)
+  command
+      ->add_option(
+          "--threads", options->threads,
+          "CPU threads (0: all hardware threads; at most " + std::to_string(kMaxBenchThreads) + ")")
+      ->check(CLI::Range(0, kMaxBenchThreads))
       ->capture_default_str();
   std::string op_names;
   for (const std::string& name : OpNames()) op_names += " " + name;

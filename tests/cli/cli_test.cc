@@ -806,6 +806,74 @@ TEST_F(Cli, OnnxCommandsRunTheirCompanion) {
 }
 #endif
 
+// `eltwise bench`: one row per (op, dtype, layout, size) in that order, each timed against a copy,
+// the same records in the JSON file, and the option checks (exit 2; 1 for an unwritable --json).
+TEST_F(Cli, BenchTimesEveryChosenCaseAndWritesItsRecords) {
+  const fs::path json = Path("records.json");
+  const CliResult r =
+      Run({"bench",     "--ops",  "sign",        "round",      "--mode",     "up",      "--dtypes",
+           "float16",   "int8",   "--layouts",   "contiguous", "transposed", "--sizes", "4K",
+           "--threads", "2",      "--busy",      "1",          "--min-time", "0.0001",  "--repeats",
+           "1",         "--json", json.string(), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  std::vector<std::string> lines;
+  for (size_t start = 0, end; (end = r.out.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    lines.push_back(Normalize(r.out.substr(start, end - start)));
+  }
+  ASSERT_EQ(lines.size(), 2u + 8u) << r.out;
+  EXPECT_EQ(lines[0], "device: cpu (2 threads)");
+  EXPECT_EQ(lines[1].rfind("op mode dtype layout elements thr time GB/s copy GB/s ratio", 0), 0u)
+      << lines[1];
+  const char* const want[8][4] = {
+      {"sign", "zero", "float16", "contiguous"}, {"sign", "zero", "float16", "transposed"},
+      {"sign", "zero", "int8", "contiguous"},    {"sign", "zero", "int8", "transposed"},
+      {"round", "up", "float16", "contiguous"},  {"round", "up", "float16", "transposed"},
+      {"round", "up", "int8", "contiguous"},     {"round", "up", "int8", "transposed"}};
+  const std::string records = SlurpText(json);
+  size_t json_at = 0;
+  for (int i = 0; i < 8; ++i) {
+    const std::string& row = lines[2 + i];
+    std::string prefix;
+    for (const char* word : want[i]) prefix += std::string(word) + " ";
+    EXPECT_EQ(row.rfind(prefix, 0), 0u) << row;
+    EXPECT_NE(row.find(" 2 "), std::string::npos) << "threads: " << row;
+    EXPECT_NE(row.find("time/1-thread"), std::string::npos) << "--busy: " << row;
+    const std::string record = std::string("{\"op\": \"") + want[i][0] + "\", \"mode\": \"" +
+                               want[i][1] + "\", \"dtype\": \"" + want[i][2] +
+                               "\", \"layout\": \"" + want[i][3] + "\"";
+    json_at = records.find(record, json_at);  // in the table's order
+    ASSERT_NE(json_at, std::string::npos) << record << "\n" << records;
+  }
+  // 4 KiB of output: 2048 contiguous float16 elements.
+  const size_t float16_record = records.find("\"dtype\": \"float16\", \"layout\": \"contiguous\"");
+  const size_t float16_end = records.find('}', float16_record);
+  ASSERT_NE(float16_end, std::string::npos) << records;
+  EXPECT_NE(
+      records.substr(float16_record, float16_end - float16_record).find("\"elements\": 2048,"),
+      std::string::npos)
+      << records;
+  EXPECT_EQ(records.find("\"ratio\": 0.0000"), std::string::npos) << records;
+
+  const std::vector<std::string> one_case = {"--ops",     "sign", "--dtypes",   "int8",
+                                             "--sizes",   "4K",   "--min-time", "0.0001",
+                                             "--repeats", "1",    "--layouts",  "contiguous"};
+  const auto bench = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "bench");
+    args.insert(args.end(), one_case.begin(), one_case.end());
+    return args;
+  };
+  ExpectRejectedRun(bench({"--ops", "frob"}), 2, "--ops 'frob' is not an operator (sign, round)");
+  ExpectRejectedRun(bench({"--dtypes", "int7"}), 2, "--dtype 'int7' is not a data type");
+  ExpectRejectedRun(bench({"--sizes", "0"}), 2, "--sizes '0' is not a byte count");
+  ExpectRejectedRun(bench({"--layouts", "diagonal"}), 2, "--layouts 'diagonal' is not a layout");
+  ExpectRejectedRun(bench({"--mode", "sideways"}), 2, "--mode");
+  ExpectRejectedRun(bench({"--threads", "1025"}), 2, "--threads");
+  ExpectRejectedRun(bench({"--json", (dir_ / "absent" / "records.json").string()}), 1,
+                    "cannot open");
+}
+
 TEST_F(Cli, HelpAndVersion) {
   CliResult r = Run({"--help"});
   EXPECT_EQ(r.exit_code, 0);
