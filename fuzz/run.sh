@@ -6,6 +6,8 @@
 # makes the script fail.
 #   usage: fuzz/run.sh [SECONDS] [BUILD_DIR]      e.g. fuzz/run.sh 600
 # Extra libFuzzer flags can be given in ELTWISE_FUZZ_FLAGS (e.g. "-jobs=2 -workers=2").
+# ELTWISE_FUZZ_SIMD_TARGETS (all or static, default all) is the build's ELTWISE_SIMD_TARGETS: the
+# kernel fuzzer checks every compiled target, and all of them take most of the build's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -15,7 +17,8 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="${CXX_FOR_FUZZ:-clang++}" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DELTWISE_BUILD_FUZZERS=ON -DELTWISE_BUILD_TESTS=OFF \
     -DELTWISE_BUILD_TOOLS=OFF -DELTWISE_BUILD_BENCHMARKS=OFF -DELTWISE_BUILD_PYTHON=OFF \
-    -DELTWISE_INSTALL=OFF -DELTWISE_CUDA=OFF >/dev/null
+    -DELTWISE_INSTALL=OFF -DELTWISE_CUDA=OFF \
+    -DELTWISE_SIMD_TARGETS="${ELTWISE_FUZZ_SIMD_TARGETS:-all}" >/dev/null
 fi
 cmake --build "$build" -j"${ELTWISE_FUZZ_BUILD_JOBS:-2}" >/dev/null
 
