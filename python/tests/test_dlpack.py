@@ -191,6 +191,70 @@ def test_hand_made_errors():
     assert t.deleted == 1
 
 
+class NamedCapsule(HandMade):
+    """A capsule of another name than DLPack's over a valid tensor."""
+
+    def __dlpack__(self, stream=None):
+        return _capsule_new(ctypes.addressof(self.managed), b"not_a_dltensor", None)
+
+
+class NotACapsule:
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __dlpack__(self, stream=None):
+        return 42
+
+
+def test_hand_made_capsule_faults():
+    with pytest.raises(TypeError, match=r"^x\.__dlpack__\(\) did not return a DLPack capsule$"):
+        eltwise.sign(NotACapsule())
+    t = NamedCapsule((1, 0), 2, 32, (8,))
+    with pytest.raises(TypeError, match=r"^x\.__dlpack__\(\) returned a capsule named 'not_a_dltensor', "
+                                        r"not a DLPack tensor$"):
+        eltwise.sign(t)
+    assert t.deleted == 0  # not eltwise's to delete
+
+
+def test_bfloat16_result_without_ml_dtypes(monkeypatch):
+    """A bfloat16 DLPack tensor's NumPy result needs ml_dtypes' dtype: without the package, a
+    TypeError that says so (an import of a None entry in sys.modules fails)."""
+    bits = np.arange(16, dtype=np.uint16)
+    monkeypatch.setitem(__import__("sys").modules, "ml_dtypes", None)
+    t = HandMade((1, 0), 4, 16, (16,), data=bits.ctypes.data, keep=bits)
+    with pytest.raises(TypeError, match=r"^a bfloat16 NumPy array needs the ml_dtypes package"):
+        eltwise.sign(t)
+
+
+class FromNowhere(Producer):
+    """A producer whose module cannot be imported: its result is a NumPy array."""
+
+
+FromNowhere.__module__ = "eltwise_test_module_that_does_not_exist"
+
+
+class WithNamespace(Producer):
+    """A producer with an array-API namespace: the result is made by the namespace's empty_like."""
+
+    class Namespace:
+        @staticmethod
+        def empty_like(x):
+            return WithNamespace(np.empty_like(x.array))
+
+    def __array_namespace__(self, api_version=None):
+        return WithNamespace.Namespace
+
+
+def test_results_like_their_producers():
+    x = np.array([-2.5, -0.5, 0.5, 1.5, 2.5], np.float32)
+    r = eltwise.round(FromNowhere(x))
+    assert isinstance(r, np.ndarray)
+    assert_bits_equal(r, np.round(x))
+    r = eltwise.round(WithNamespace(x), mode="up")
+    assert isinstance(r, WithNamespace)
+    assert_bits_equal(r.array, np.ceil(x))
+
+
 class DLPackWithoutDevice:
     def __dlpack__(self, stream=None):
         raise AssertionError("not called")

@@ -556,6 +556,51 @@ TEST(OnnxModelErrors, Initializers) {
   EXPECT_LOAD_ERROR(m, "initializer 'w' is defined twice");
 }
 
+// Declarations eltwise rejects with its own message: value types that are not tensors, negative
+// dims, unnamed inputs and initializers, sparse initializers, an initializer above the rank limit
+// or of another element type than the input it gives a default to.
+TEST(OnnxModelErrors, DeclarationsAndInitializers) {
+  ::onnx::ModelProto m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_optional_type();
+  EXPECT_LOAD_ERROR(m, "graph input 'x' is an optional, not a tensor");
+  m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
+  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_sparse_tensor_type();
+  EXPECT_LOAD_ERROR(m, "graph output 'y' is a sparse tensor, not a tensor");
+  m = OneNode("Sign", TensorProto::FLOAT, {D(2), D(3)}, 13);
+  m.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(-3);
+  EXPECT_LOAD_ERROR(m, "graph input 'x' declares dims[1] = -3; dims must be >= 0");
+  m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
+  m.mutable_graph()->add_sparse_initializer();
+  EXPECT_LOAD_ERROR(m, "graph has sparse initializers, which are not supported");
+  m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
+  SetValueInfo(m.mutable_graph()->add_input(), "", TensorProto::FLOAT, {D(2)});
+  EXPECT_LOAD_ERROR(m, "graph input 1 has no name");
+
+  const auto with_initializer = [](int type, int rank) {
+    ::onnx::ModelProto model = OneNode("Sign", TensorProto::FLOAT, {D(1)}, 13);
+    TensorProto* w = model.mutable_graph()->add_initializer();
+    w->set_name("x");  // the default value of graph input x
+    w->set_data_type(type);
+    for (int i = 0; i < rank; ++i) w->add_dims(1);
+    w->set_raw_data(std::string(type == TensorProto::DOUBLE ? 8 : 4, '\0'));
+    return model;
+  };
+  EXPECT_TRUE(Load(with_initializer(TensorProto::FLOAT, 1)).ok());
+  EXPECT_LOAD_ERROR(with_initializer(TensorProto::DOUBLE, 1),
+                    "graph input 'x' is declared FLOAT but its initializer is DOUBLE");
+  EXPECT_LOAD_ERROR(with_initializer(TensorProto::FLOAT, 9),
+                    "initializer 'x' has rank 9; eltwise supports ranks 0-8");
+  m = with_initializer(TensorProto::FLOAT, 1);
+  m.mutable_graph()->mutable_initializer(0)->clear_name();
+  EXPECT_LOAD_ERROR(m, "initializer 0 has no name");
+}
+
 TEST(OnnxModelErrors, TheOnnxCheckerRuns) {
   // IR version 3 requires every initializer to be a graph input too: only the checker knows.
   ::onnx::ModelProto m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 9, 3);

@@ -410,5 +410,47 @@ TEST(CompareTensors, NanPayloadsAreEqualZerosAreNot) {
   EXPECT_NE(CompareTensors(a, s)->find("shape [1,3], expected [3]"), std::string::npos);
 }
 
+// A mismatch names the first differing element as a value and, for floating types, its bits: one
+// pair of one-element tensors per type (expected values written out by hand).
+TEST(CompareTensors, MismatchesShowValueAndBitsOfEveryType) {
+  const auto mismatch = [](DataType type, std::vector<std::byte> got, std::vector<std::byte> want) {
+    HostTensor a, e;
+    a.type = e.type = type;
+    a.shape = e.shape = {1};
+    a.data = std::move(got);
+    e.data = std::move(want);
+    return CompareTensors(e, a).value_or("no mismatch reported");
+  };
+  const std::string prefix = "1 of 1 elements differ; first at [0]: got ";
+  EXPECT_EQ(mismatch(DataType::kFloat64, Bytes<uint64_t>({0x3FF8000000000000u}),
+                     Bytes<uint64_t>({0x7FF8000000000000u})),
+            prefix + "1.5 (0x3ff8000000000000), expected nan (0x7ff8000000000000)");
+  // float16: a normal number, a subnormal (2^-24) and zeros go through their own decodes.
+  EXPECT_EQ(mismatch(DataType::kFloat16, Bytes<uint16_t>({0x0001}), Bytes<uint16_t>({0x8000})),
+            prefix + "5.9604644775390625e-08 (0x0001), expected -0 (0x8000)");
+  EXPECT_EQ(mismatch(DataType::kFloat16, Bytes<uint16_t>({0xC100}), Bytes<uint16_t>({0x7C00})),
+            prefix + "-2.5 (0xc100), expected inf (0x7c00)");
+  EXPECT_EQ(mismatch(DataType::kBFloat16, Bytes<uint16_t>({0x3FC0}), Bytes<uint16_t>({0xFFC1})),
+            prefix + "1.5 (0x3fc0), expected nan (0xffc1)");
+  EXPECT_EQ(mismatch(DataType::kInt8, Bytes<int8_t>({-128}), Bytes<int8_t>({127})),
+            prefix + "-128, expected 127");
+  EXPECT_EQ(mismatch(DataType::kInt16, Bytes<int16_t>({-32768}), Bytes<int16_t>({1})),
+            prefix + "-32768, expected 1");
+  EXPECT_EQ(mismatch(DataType::kInt32, Bytes<int32_t>({-2147483647 - 1}), Bytes<int32_t>({0})),
+            prefix + "-2147483648, expected 0");
+  EXPECT_EQ(mismatch(DataType::kInt64, Bytes<int64_t>({std::numeric_limits<int64_t>::min()}),
+                     Bytes<int64_t>({-1})),
+            prefix + "-9223372036854775808, expected -1");
+  EXPECT_EQ(mismatch(DataType::kUInt8, Bytes<uint8_t>({255}), Bytes<uint8_t>({0})),
+            prefix + "255, expected 0");
+  EXPECT_EQ(mismatch(DataType::kUInt16, Bytes<uint16_t>({65535}), Bytes<uint16_t>({2})),
+            prefix + "65535, expected 2");
+  EXPECT_EQ(mismatch(DataType::kUInt32, Bytes<uint32_t>({4294967295u}), Bytes<uint32_t>({3})),
+            prefix + "4294967295, expected 3");
+  EXPECT_EQ(mismatch(DataType::kUInt64, Bytes<uint64_t>({std::numeric_limits<uint64_t>::max()}),
+                     Bytes<uint64_t>({4})),
+            prefix + "18446744073709551615, expected 4");
+}
+
 }  // namespace
 }  // namespace eltwise::onnx_frontend
