@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     const std::vector<char> bytes{std::istreambuf_iterator<char>(file),
                                   std::istreambuf_iterator<char>()};
     if (!file.good() && !file.eof()) {
-      std::fprintf(stderr, "%s: cannot read %s\n", argv[0], input.c_str());
+      std::fprintf(stderr, "%s: cannot read %s\n", argv[0], input.string().c_str());
       return 2;
     }
     std::vector<uint8_t> data(bytes.begin(), bytes.end());
