@@ -24,7 +24,7 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:exitcode=66"
 no_aslr=(setarch "$(uname -m)" -R)
 # From eltwise_tests, its threaded tests alone (eltwise_concurrency_tests: a smaller build).
 "${no_aslr[@]}" "$build/tests/eltwise_concurrency_tests" \
-  --gtest_filter='ThreadPool.*:*.OneCompiledOperatorFromManyThreads:CpuLayouts.Threaded*'
+  --gtest_filter='ThreadPool.*:*.OneCompiledOperatorFromManyThreads'
 threaded='Stress\.|Cli\.(Streamed|Interrupted)'
 "${no_aslr[@]}" ctest --test-dir "$build" -j2 --output-on-failure --no-tests=error -R "$threaded" -E 'huge'
 
