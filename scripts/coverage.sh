@@ -6,7 +6,8 @@
 # Counted: the library (src/, include/), the command-line tools (tools/) and the Python binding
 # (python/src/), as the C++ tests, the CLI tests and the Python suite (against the instrumented
 # module) exercise them. Not counted: src/cuda/ (its host code runs only where a GPU is present;
-# tests/cuda/run_gpu_checks.sh checks it on a GPU) and what only tests, benchmarks and fuzzers compile.
+# tests/cuda/run_gpu_checks.sh checks it on a GPU) and what only tests, benchmarks and fuzzers
+# compile.
 # A line counts as covered when any instantiation of it ran (gcovr --merge-lines). Branches that
 # only an exception's unwinding takes, and branches GCC marks unreachable, are excluded (gcovr's
 # --exclude-throw-branches and --exclude-unreachable-branches). The branch floor applies outside
@@ -15,8 +16,9 @@
 # per target and per call site, and the AVX-512 targets cannot run on a CPU without AVX-512. The
 # kernels are held by their line coverage and by the tests that compare every compiled target with
 # the oracle; their branch figure is printed too.
-# Writes REPORT_DIR/summary.txt (per file), REPORT_DIR/uncovered.txt (every uncovered line, by
-# file) and REPORT_DIR/index.html; fails when lines or branches fall below the floors below.
+# Writes REPORT_DIR/uncovered.txt (per file: lines, coverage and every uncovered line),
+# REPORT_DIR/index.html and REPORT_DIR/summary.json; fails when lines or branches fall below the
+# floors below.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,10 +50,9 @@ gcovr_common=(--root . --filter 'src/' --filter 'include/' --filter 'tools/' --f
   --gcov-ignore-parse-errors=negative_hits.warn_once_per_file)
 python3 -m gcovr "${gcovr_common[@]}" -j "$(nproc)" --json "$report/coverage.json" "$build"
 
-from_json=(python3 -m gcovr --root . --merge-lines --json-add-tracefile "$report/coverage.json")
-"${from_json[@]}" --txt "$report/summary.txt" --html-details "$report/index.html" \
+python3 -m gcovr --root . --merge-lines --json-add-tracefile "$report/coverage.json" \
+  --txt "$report/uncovered.txt" --html-details "$report/index.html" \
   --json-summary "$report/summary.json"
-"${from_json[@]}" --txt-metric line --txt "$report/uncovered.txt"
 python3 - "$report/summary.json" "$line_floor" "$branch_floor" <<'EOF'
 import json, sys
 summary = json.load(open(sys.argv[1]))
