@@ -95,8 +95,8 @@ class DeviceBuffers {
 
 // Compiles `desc` (input and output descriptions equal, describing `data`) on `device` and runs it
 // in place on the host bytes `data`: staged in a device buffer of max(data.size(),
-// total_tensor_size_in_bytes) bytes, copied back and synchronised. On an error `data` may hold
-// partial results.
+// total_tensor_size_in_bytes) bytes, copied back and synchronised. A failed allocation is
+// kOutOfMemory (no std::bad_alloc escapes). On an error `data` may hold partial results.
 Status RunInPlace(const Device& device, const OperatorDesc& desc, std::span<std::byte> data);
 
 // Where a strided call's operands are: host memory, or the device's own memory (host memory for
@@ -125,7 +125,8 @@ Geometry DescribedGeometry(const Device& device, const StridedCall& call);
 //  * host operands on a CPU device at a DirectML level: a binding DirectML would refuse (address
 //    not 16-byte aligned, or smaller than DMLCalcBufferTensorSize) is staged through an aligned
 //    host buffer of the required size.
-// Validation messages are Compile's. On an error the output may hold partial results.
+// Validation messages are Compile's; a failed allocation is kOutOfMemory (no std::bad_alloc
+// escapes). On an error the output may hold partial results.
 Status RunStrided(const Device& device, const StridedCall& call);
 
 }  // namespace eltwise::staging

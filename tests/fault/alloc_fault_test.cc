@@ -21,6 +21,7 @@
 #include "oracle.h"
 #include "overlap_limits.h"
 #include "scratch_files.h"
+#include "staging/staging.h"
 
 #if ELTWISE_FAULT_NPY
 #include "npy/npy.h"
@@ -229,6 +230,31 @@ TEST(AllocationFaults, DeviceAndOneCallHelpers) {
   UntilSuccess(
       "Round (one-call helper)",
       [&]() -> Status { return Round(DataType::kFloat32, 1000, buffer.data(), buffer.data()); },
+      BufferChecks(buffer, initial, expected));
+}
+
+// The staging of a host call at a DirectML level (what the Python binding runs): an input and an
+// output 4 bytes off DirectML's 16-byte binding alignment are copied through aligned buffers.
+TEST(AllocationFaults, StagedCallAtADirectMLLevel) {
+  const Expected<Device> device =
+      Device::Cpu(CpuOptions{.feature_level = FeatureLevel::k6_4, .threads = 1});
+  ASSERT_TRUE(device.ok()) << device.status().ToString();
+  const Layout l = {"staged", {3, 5}, {5, 1}, {5, 1}, 4, 4 + 4 * 16};
+  const std::vector<std::byte> initial = InitialBuffer(l);
+  const std::vector<std::byte> expected = ExpectedBuffer(l, RoundOf(l), initial);
+  std::vector<std::byte> buffer;
+  staging::StridedCall call;  // made here: the test's own allocations are not the library's
+  call.op = RoundDesc{{}, {}, RoundingMode::kHalvesToNearestEven};
+  call.type = DataType::kFloat32;
+  call.geometry = {l.sizes, l.in_strides, l.out_strides};
+  UntilSuccess(
+      "staging::RunStrided at level 6_4, unaligned",
+      [&]() -> Status {
+        EXPECT_NE(reinterpret_cast<uintptr_t>(buffer.data() + l.in_offset) % 16, 0u);
+        call.input = buffer.data() + l.in_offset;
+        call.output = buffer.data() + l.out_offset;
+        return staging::RunStrided(*device, call);
+      },
       BufferChecks(buffer, initial, expected));
 }
 
