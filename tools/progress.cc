@@ -55,27 +55,33 @@ void Progress::Update(uint64_t done) {
   Draw(done, now);
 }
 
-void Progress::Draw(uint64_t done, Clock::time_point now) {
-  last_draw_ = now;
-  const double seconds = std::chrono::duration<double>(now - start_).count();
-  const double fraction =
-      total_ == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total_);
+std::string ProgressLine(std::string_view label, uint64_t done, uint64_t total, Progress::Unit unit,
+                         double seconds) {
+  const double fraction = total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total);
   constexpr int kBarWidth = 24;
   const int filled = static_cast<int>(fraction * kBarWidth);
-  std::string line = label_ + " [" + std::string(static_cast<size_t>(filled), '#') +
+  std::string line = std::string(label) + " [" + std::string(static_cast<size_t>(filled), '#') +
                      std::string(static_cast<size_t>(kBarWidth - filled), ' ') + "] ";
   char numbers[128];
   std::snprintf(numbers, sizeof numbers, "%3.0f%%  ", 100 * fraction);
-  line += numbers + Amount(static_cast<double>(done), unit_) + " / " +
-          Amount(static_cast<double>(total_), unit_) + (unit_ == Unit::kCases ? " cases" : "");
+  line += numbers + Amount(static_cast<double>(done), unit) + " / " +
+          Amount(static_cast<double>(total), unit) +
+          (unit == Progress::Unit::kCases ? " cases" : "");
   const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0;
-  if (unit_ == Unit::kBytes) {
+  if (unit == Progress::Unit::kBytes) {
     std::snprintf(numbers, sizeof numbers, "  %.2f GB/s", rate / 1e9);
     line += numbers;
   }
-  if (rate > 0 && done < total_) {
-    line += "  ETA " + Duration(static_cast<double>(total_ - done) / rate);
+  if (rate > 0 && done < total) {
+    line += "  ETA " + Duration(static_cast<double>(total - done) / rate);
   }
+  return line;
+}
+
+void Progress::Draw(uint64_t done, Clock::time_point now) {
+  last_draw_ = now;
+  std::string line = ProgressLine(label_, done, total_, unit_,
+                                  std::chrono::duration<double>(now - start_).count());
   // Spaces over the rest of a longer previous line (portable: no terminal escape codes).
   const size_t width = line.size();
   if (width < shown_) line.append(shown_ - width, ' ');

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace eltwise::cli {
 
@@ -43,5 +44,10 @@ class Progress {
   Clock::time_point last_draw_{};
   size_t shown_ = 0;  // characters of the line on screen (0: none)
 };
+
+// The bar's text after `seconds` of work with `done` of `total` reached: label, bar, percentage,
+// amounts (MiB or GiB, or cases), the rate for bytes, and the time left while work remains.
+std::string ProgressLine(std::string_view label, uint64_t done, uint64_t total, Progress::Unit unit,
+                         double seconds);
 
 }  // namespace eltwise::cli

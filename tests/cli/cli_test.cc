@@ -453,6 +453,16 @@ TEST_F(Cli, StreamedInChunks) {
 }
 
 // More than one chunk of the default size (1 MiB).
+// ELTWISE_CHUNK_BYTES must be a decimal byte count: anything else is refused before OUT is touched.
+TEST_F(Cli, ChunkSizeThatIsNotANumberIsRefused) {
+  for (const char* text : {"12x", "4 KiB", "-"}) {
+    SCOPED_TRACE(text);
+    const ScopedEnv env("ELTWISE_CHUNK_BYTES", text);
+    ExpectRejected({"round"}, FloatFile("<f4", "(4,)", 4, 4), 2,
+                   "ELTWISE_CHUNK_BYTES '" + std::string(text) + "' is not a byte count");
+  }
+}
+
 TEST_F(Cli, StreamedFileLargerThanTheDefaultChunk) {
   std::vector<std::byte> values = TestInputs(DataType::kFloat32, 600000);
   values.resize(values.size() / 8 * 8);  // an even count of elements, ~2.4 MiB

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 
 #include "npy_bytes.h"
@@ -403,6 +404,43 @@ TEST(NpyCheck, RejectsInconsistentArrays) {
   a.version = 1;
   a.shape = {1ull << 62, 8};
   EXPECT_EQ(npy::Check(a).code(), StatusCode::kInvalidArgument);
+
+  a.shape = {3};
+  a.type = static_cast<DataType>(kDataTypeCount);
+  Status s = npy::Check(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(
+      s.message().find("type is " + std::to_string(kDataTypeCount) + ", which is not a data type"),
+      std::string::npos)
+      << s.message();
+
+  a.type = DataType::kUInt8;
+  a.shape.assign(65, 1);
+  a.data.resize(1);
+  s = npy::Check(a);
+  EXPECT_NE(s.message().find("shape has 65 dimensions; at most 64 are allowed"), std::string::npos)
+      << s.message();
+  a.shape.assign(64, 1);
+  EXPECT_TRUE(npy::Check(a).ok());
+}
+
+// Sizes past 2^64 saturate rather than wrap: the byte count, and Fortran-order strides (clamped to
+// the largest int64, with no buffer size).
+TEST(NpyHeader, SizesAndStridesSaturate) {
+  npy::Header h;
+  h.type = DataType::kFloat64;
+  h.shape = {1ull << 62};
+  EXPECT_EQ(h.element_count(), 1ull << 62);
+  EXPECT_EQ(h.data_bytes(), std::numeric_limits<uint64_t>::max());
+
+  h.type = DataType::kUInt8;
+  h.fortran_order = true;
+  h.shape = {1ull << 32, 1ull << 32, 2};
+  const TensorDesc d = h.Desc();
+  ASSERT_TRUE(d.strides.has_value());
+  EXPECT_EQ(*d.strides,
+            (std::vector<int64_t>{1, int64_t{1} << 32, std::numeric_limits<int64_t>::max()}));
+  EXPECT_EQ(d.total_tensor_size_in_bytes, 0u);
 }
 
 class NpyFiles : public ScratchDirTest {};
@@ -558,7 +596,7 @@ TEST_F(NpyFiles, PendingFileReplacesOnlyOnCommit) {
 
 // The vectorized byte swap against a byte-by-byte reversal, for every element size.
 TEST(NpySwap, SwapElementBytesReversesEachElement) {
-  for (size_t size : {1, 2, 4, 8}) {
+  for (size_t size : {1, 2, 3, 4, 8, 16}) {  // 3 and 16: the generic loop
     std::vector<std::byte> bytes(size * 37);
     for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>(i * 7 + 1);
     std::vector<std::byte> swapped = bytes;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <bit>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -289,6 +290,35 @@ TEST(TensorProtoDecode, Errors) {
   }
 }
 
+// Rejections the ONNX checker does not make first: external_data entries without an EXTERNAL
+// location, more dims than any eltwise tensor has, and string_data beside another field.
+TEST(TensorProtoDecode, ExternalEntriesTooManyDimsAndStringData) {
+  {
+    TensorProto t = Make(TensorProto::FLOAT, {1});
+    auto* e = t.add_external_data();
+    e->set_key("location");
+    e->set_value("data.bin");
+    EXPECT_EQ(DecodeError(t),
+              "TensorProto 't': has external_data entries; external data is not supported");
+  }
+  {
+    TensorProto t = Make(TensorProto::FLOAT, std::vector<int64_t>(65, 1));
+    t.add_float_data(1);
+    EXPECT_EQ(DecodeError(t), "TensorProto 't': has 65 dims; at most 64 are accepted");
+    t.clear_dims();
+    for (int i = 0; i < 64; ++i) t.add_dims(1);
+    EXPECT_EQ(DecodeOk(t).shape.size(), 64u);
+  }
+  {
+    TensorProto t = Make(TensorProto::FLOAT, {1});
+    t.set_raw_data(std::string(4, '\0'));
+    t.add_string_data("x");
+    EXPECT_EQ(DecodeError(t),
+              "TensorProto 't': has both raw_data and string_data; a tensor's data must be in "
+              "exactly one field");
+  }
+}
+
 TEST(TensorProtoDecode, MalformedBytes) {
   TensorProto t = Make(TensorProto::FLOAT, {4});
   t.set_raw_data(std::string(16, '\x01'));
@@ -353,6 +383,21 @@ TEST_F(TensorFiles, MissingFile) {
   EXPECT_NE(r.status().message().find("absent.pb: cannot open"), std::string::npos);
 }
 
+// A file that cannot replace its target (here a folder of that name) is an error naming the path
+// and the reason; the temporary beside it is removed.
+TEST_F(TensorFiles, WriteOntoAFolderFailsAndLeavesNoTemporary) {
+  HostTensor h;
+  h.type = DataType::kUInt8;
+  h.shape = {1};
+  h.data = Bytes<uint8_t>({7});
+  std::filesystem::create_directory(Path("taken.pb"));
+  const Status s = WriteTensorFile(Path("taken.pb"), h);
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_EQ(s.message(), Path("taken.pb") + ": cannot replace: Is a directory");
+  EXPECT_TRUE(std::filesystem::is_directory(Path("taken.pb")));
+  EXPECT_FALSE(std::filesystem::exists(Path("taken.pb.tmp")));
+}
+
 #if defined(ELTWISE_ONNX_TEST_NPY)
 TEST_F(TensorFiles, NpyRoundTripAndFortranOrder) {
   ASSERT_TRUE(NpySupported());
@@ -376,6 +421,21 @@ TEST_F(TensorFiles, NpyRoundTripAndFortranOrder) {
   Expected<HostTensor> c = ReadTensorFile(Path("f.npy"));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->data, Bytes<uint8_t>({1, 2, 3, 4, 5, 6}));
+}
+
+// A malformed .npy file is an error that starts with its path, once.
+TEST_F(TensorFiles, MalformedNpyNamesThePath) {
+  {
+    std::FILE* f = std::fopen(Path("bad.npy").c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not an npy file", f);
+    std::fclose(f);
+  }
+  Expected<HostTensor> r = ReadTensorFile(Path("bad.npy"));
+  ASSERT_FALSE(r.ok());
+  const std::string& m = r.status().message();
+  EXPECT_EQ(m.rfind(Path("bad.npy") + ": ", 0), 0u) << m;
+  EXPECT_EQ(m.find(Path("bad.npy"), 1), std::string::npos) << m;
 }
 #endif
 
@@ -408,6 +468,9 @@ TEST(CompareTensors, NanPayloadsAreEqualZerosAreNot) {
   HostTensor s = a;
   s.shape = {1, 3};
   EXPECT_NE(CompareTensors(a, s)->find("shape [1,3], expected [3]"), std::string::npos);
+  HostTensor short_data = a;
+  short_data.data.pop_back();
+  EXPECT_EQ(CompareTensors(a, short_data), "data size does not match the shape");
 }
 
 // A mismatch names the first differing element as a value and, for floating types, its bits: one
