@@ -70,6 +70,9 @@ def test_out_is_the_second_positional():
     (lambda x: eltwise.sign(x, stream="s", device="cuda"), TypeError,
      "stream must be None, an int (a cudaStream_t handle) or a CUDA stream object "
      "(torch.cuda.Stream, cupy.cuda.Stream, anything with __cuda_stream__); got str"),
+    (lambda x: eltwise.sign(x, stream=True, device="cuda"), TypeError,
+     "stream must be None, an int (a cudaStream_t handle) or a CUDA stream object "
+     "(torch.cuda.Stream, cupy.cuda.Stream, anything with __cuda_stream__); got bool"),
     (lambda x: eltwise.sign(x, stream=-1, device="cuda"), ValueError,
      "stream is -1; a cudaStream_t handle is an int from 0 to 2**64 - 1"),
     (lambda x: eltwise.sign(x, stream=0), ValueError,
@@ -155,4 +158,21 @@ def test_stream_objects_are_read_by_their_protocol():
         eltwise.sign(x, stream=Broken())
     with pytest.raises(TypeError, match="got float"):
         eltwise.round(x, stream=1.5)
+
+    class TextPointer:
+        ptr = "7"
+
+    with pytest.raises(TypeError, match="CUDA stream object .*; got str$"):
+        eltwise.round(x, stream=TextPointer())
+
+
+def test_numpy_scalars_take_the_library_route_too():
+    """A NumPy scalar is a 0-d array: it runs at the extended level and, like any 0-d tensor, is
+    refused at a DirectML level, whose tensors have 1 to 8 dimensions."""
+    assert_bits_equal(eltwise.sign(np.float32(-2.5), device="cpu"), np.float32(-1))
+    with pytest.raises(eltwise.EltwiseError,
+                       match="^input.sizes has 0 dimensions; Sign at feature level 4_1 requires 1 to 8"):
+        eltwise.sign(np.float32(-2.5), feature_level="4_1")
+    assert_bits_equal(eltwise.sign(np.array([-2.5], np.float32), feature_level="4_1"),
+                      np.array([-1], np.float32))
 

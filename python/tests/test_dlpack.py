@@ -167,6 +167,48 @@ def test_cuda_tensor_on_an_unavailable_cuda_device():
     assert t.deleted == 1
 
 
+def test_out_in_other_memory_than_x():
+    x = np.ones(8, np.float32)
+    out = HandMade((2, 0), 2, 32, (8,))
+    with pytest.raises(ValueError, match=r"^out is on cuda:0 but x is on cpu; they must be in the same memory$"):
+        eltwise.sign(x, out)
+    assert out.deleted == 1
+    assert_bits_equal(x, np.ones(8, np.float32))
+
+
+class DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", DELETER), ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+
+class HandMadeVersioned(HandMade):
+    """A versioned capsule (DLPack 1.x's form) that claims the given DLPack version."""
+
+    def __init__(self, version, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.versioned = DLManagedTensorVersioned(DLPackVersion(*version), None, self.deleter, 0,
+                                                  self.managed.dl_tensor)
+
+    def __dlpack__(self, stream=None, max_version=None):
+        self.streams.append(stream)
+        return _capsule_new(ctypes.addressof(self.versioned), b"dltensor_versioned", None)
+
+
+def test_versioned_capsule_of_another_major_version():
+    a = np.arange(8, dtype=np.float32) - 4
+    t = HandMadeVersioned((1, 3), (1, 0), 2, 32, (8,), data=a.ctypes.data, keep=a)
+    assert_bits_equal(eltwise.sign(t), np.sign(a))
+    assert t.deleted == 1
+    t = HandMadeVersioned((2, 0), (1, 0), 2, 32, (8,), data=a.ctypes.data, keep=a)
+    with pytest.raises(TypeError, match=r"^x is a DLPack 2\.0 tensor; eltwise reads DLPack 1\.x$"):
+        eltwise.sign(t)
+    assert t.deleted == 1  # consumed, so deleted by eltwise
+
+
 def test_hand_made_unsupported_dtypes():
     for code, bits, text in [(5, 64, "code 5, bits 64, lanes 1"), (6, 8, "code 6, bits 8, lanes 1"),
                              (2, 128, "code 2, bits 128"), (0, 4, "code 0, bits 4")]:

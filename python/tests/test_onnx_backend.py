@@ -496,6 +496,11 @@ def test_front_end_reports_its_own_messages():
     for device in ("tpu", "CPU", "cuda:", "cuda:x1", "cuda:12345", "cuda:-1"):
         with pytest.raises(ValueError, match=f"^unknown device '{device}'; use 'cpu' or 'cuda:N'$"):
             m.run({"x": good}, device)
+    if not eltwise.info()["cuda_devices"]:  # a well-formed device name, but no such device here
+        with pytest.raises(ValueError,
+                           match="^(no usable CUDA GPU|this eltwise build has no backend for this "
+                                 "device)"):
+            m.run({"x": good}, "cuda:0")
     assert m.compile_count == 0  # nothing was compiled for rejected runs
     assert_bits_equal(m.run({"x": np.array([[-3.0], [np.nan]], ">f4")})[0],
                       np.array([[-1.0], [np.nan]], np.float32))
