@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/function.h"
+#include "eltwise/feature_level.h"
 #include "eltwise/status.h"
 #include "eltwise/types.h"
 
@@ -39,6 +40,10 @@ TEST(Names, StatusCodesAndValuesOutsideTheEnumerations) {
   EXPECT_EQ(Name(static_cast<Op>(kOpCount)), "invalid");
   EXPECT_EQ(Name(static_cast<NanPolicy>(255)), "invalid");
   EXPECT_EQ(Name(static_cast<RoundingMode>(99)), "invalid");
+  EXPECT_EQ(Name(static_cast<FeatureLevel>(999)), "invalid");
+  EXPECT_EQ(ParseNanPolicy("nan"), std::nullopt);
+  EXPECT_EQ(ParseRoundingMode("halves_away_from_zero"), std::nullopt);
+  EXPECT_EQ(ParseRoundingMode(""), std::nullopt);
 }
 
 TEST(OpRegistry, OneEntryPerOpInOrder) {

@@ -367,6 +367,22 @@ TEST(OutputOverlap, InterleavedAndSharedIsRejected) {
   ExpectRejected(Validate(FeatureLevel::kExtended, SignDesc{in, negative}), {"same address"});
 }
 
+// Interleaved strides (3i + 4j, i < 4: disjoint, but not by the sufficient test) at the exact
+// check's limit of 2^22 elements are checked and accepted; one row more is refused as unprovable.
+TEST(OutputOverlap, InterleavedPastTheExactCheckIsRefused) {
+  const auto validate = [](uint64_t rows) {
+    const std::vector<uint64_t> sizes = {4, rows};
+    return Validate(FeatureLevel::kExtended,
+                    SignDesc{TensorDesc::Packed(DataType::kInt8, sizes),
+                             TensorDesc::Strided(DataType::kInt8, sizes, {3, 4})});
+  };
+  const Status at_limit = validate(uint64_t{1} << 20);
+  EXPECT_TRUE(at_limit.ok()) << at_limit.message();
+  ExpectRejected(validate((uint64_t{1} << 20) + 1),
+                 {"output.strides interleave dimensions and the output has more than 2^22 "
+                  "elements; eltwise cannot prove that no two output elements share an address"});
+}
+
 // ---- Support queries ----
 
 TEST(SupportQueries, MatchTheTable) {

@@ -95,8 +95,6 @@ std::optional<DataType> TypeOfDescr(const PyArray_Descr* descr) {
   return std::nullopt;
 }
 
-int BFloat16TypeNum() { return g_bfloat16_type_num; }
-
 const std::vector<Ufunc>& CreateUfuncs(int bfloat16_type_num) {
   if (g_ufuncs != nullptr) return *g_ufuncs;
   g_bfloat16_type_num = bfloat16_type_num;

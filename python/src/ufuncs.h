@@ -28,6 +28,5 @@ PyObject* UfuncFor(Op op, int option);
 
 // eltwise's type for a NumPy dtype (native byte order assumed); nullopt for any other dtype.
 std::optional<DataType> TypeOfDescr(const PyArray_Descr* descr);
-int BFloat16TypeNum();
 
 }  // namespace eltwise::python

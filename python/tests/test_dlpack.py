@@ -2,6 +2,9 @@
 capsules for bfloat16, negative strides and CUDA tensors, and PyTorch when it is installed."""
 
 import ctypes
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -266,6 +269,25 @@ def test_bfloat16_result_without_ml_dtypes(monkeypatch):
     t = HandMade((1, 0), 4, 16, (16,), data=bits.ctypes.data, keep=bits)
     with pytest.raises(TypeError, match=r"^a bfloat16 NumPy array needs the ml_dtypes package"):
         eltwise.sign(t)
+
+
+def test_import_without_ml_dtypes():
+    """ml_dtypes is optional: without it eltwise imports (no bfloat16 ufunc loops) and the other
+    types run; a bfloat16 DLPack tensor still gets the TypeError above. In a fresh interpreter,
+    since the module registers its ufunc loops once, at import."""
+    code = ("import sys; sys.modules['ml_dtypes'] = None\n"
+            "import numpy as np, eltwise, test_dlpack as t\n"
+            "assert eltwise.sign(np.array([-2.5, 0.0], np.float32)).tolist() == [-1.0, 0.0]\n"
+            "assert eltwise.ufunc.round_up(np.array([2.5], np.float16)).tolist() == [3.0]\n"
+            "bits = np.arange(4, dtype=np.uint16)\n"
+            "try:\n"
+            "    eltwise.sign(t.HandMade((1, 0), 4, 16, (4,), data=bits.ctypes.data, keep=bits))\n"
+            "except TypeError as e:\n"
+            "    print(e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       cwd=os.path.dirname(__file__))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("a bfloat16 NumPy array needs the ml_dtypes package"), r.stdout
 
 
 class FromNowhere(Producer):

@@ -882,6 +882,19 @@ TEST_F(Cli, BenchTimesEveryChosenCaseAndWritesItsRecords) {
   ExpectRejectedRun(bench({"--threads", "1025"}), 2, "--threads");
   ExpectRejectedRun(bench({"--json", (dir_ / "absent" / "records.json").string()}), 1,
                     "cannot open");
+
+  // Without --dtypes: one row per data type, in eltwise's order.
+  const CliResult all = Run({"bench", "--ops", "sign", "--layouts", "contiguous", "--sizes", "4K",
+                             "--min-time", "0.0001", "--repeats", "1", "--quiet"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const std::string table = Normalize(all.out);
+  size_t row_at = 0;
+  for (int t = 0; t < kDataTypeCount; ++t) {
+    const std::string row =
+        " sign zero " + std::string(Name(static_cast<DataType>(t))) + " contiguous ";
+    row_at = table.find(row, row_at);
+    ASSERT_NE(row_at, std::string::npos) << row << "\n" << all.out;
+  }
 }
 
 TEST_F(Cli, HelpAndVersion) {
