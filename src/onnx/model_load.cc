@@ -338,11 +338,9 @@ class ModelBuilder {
       if (!input_names.insert(in.name()).second) return InvalidArgument(what + " is listed twice");
       Expected<Declared> d = ParseDeclared(in, what);
       if (!d.ok()) return d.status();
+      // Required even beside an initializer, as the ONNX checker requires it.
+      if (d->elem_type == 0) return InvalidArgument(what + " has no element type");
       auto it = impl_->values.find(in.name());
-      if (d->elem_type == 0) {
-        if (it == impl_->values.end()) return InvalidArgument(what + " has no element type");
-        d->elem_type = OnnxDataType(it->second.type);
-      }
       const std::optional<DataType> type = FromOnnxDataType(d->elem_type);
       if (!type) {
         return InvalidArgument(what + " has element type " + OnnxDataTypeName(d->elem_type) +
@@ -529,13 +527,9 @@ class ModelBuilder {
       }
       Expected<Declared> d = CheckDeclaration(o, what);
       if (!d.ok()) return d.status();
-      ValueInfo info = MakeValueInfo(o.name(), it->second.type, *d);
-      if (!d->rank_known) {
-        info.rank_known = it->second.rank_known;
-        info.dims = it->second.dims;
-        info.dim_params.assign(info.dims.size(), std::string());
-      }
-      impl_->outputs.push_back(std::move(info));
+      // As declared: a graph output without a shape is refused by the ONNX checker, which runs
+      // after these rules.
+      impl_->outputs.push_back(MakeValueInfo(o.name(), it->second.type, *d));
     }
     return Status::Ok();
   }

@@ -601,6 +601,42 @@ TEST(OnnxModelErrors, DeclarationsAndInitializers) {
   EXPECT_LOAD_ERROR(m, "initializer 0 has no name");
 }
 
+// Declarations checked against other values: an input's initializer, the value an output names.
+TEST(OnnxModelErrors, DeclarationsAgainstTheirValues) {
+  const auto add_initializer = [](::onnx::ModelProto& model, uint64_t size) {
+    TensorProto* w = model.mutable_graph()->add_initializer();
+    w->set_name("x");
+    w->set_data_type(TensorProto::FLOAT);
+    w->add_dims(static_cast<int64_t>(size));
+    w->set_raw_data(std::string(4 * size, '\0'));
+  };
+  ::onnx::ModelProto m = OneNode("Sign", TensorProto::FLOAT, {D(1)}, 13);
+  add_initializer(m, 2);
+  EXPECT_LOAD_ERROR(m, "graph input 'x' declares shape [1] but its initializer has shape [2]");
+
+  // An input without an element type, with an initializer or not.
+  m = OneNode("Sign", TensorProto::FLOAT, {D(1)}, 13);
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_elem_type();
+  EXPECT_LOAD_ERROR(m, "graph input 'x' has no element type");
+  add_initializer(m, 1);
+  EXPECT_LOAD_ERROR(m, "graph input 'x' has no element type");
+
+  m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
+  ::onnx::ValueInfoProto* info = m.mutable_graph()->add_value_info();
+  info->set_name("y");
+  info->mutable_type()->mutable_sequence_type();
+  EXPECT_LOAD_ERROR(m, "value_info 'y' is a sequence, not a tensor");
+
+  // A graph output declared without a shape: the ONNX checker requires one.
+  m = OneNode("Sign", TensorProto::FLOAT, {D(2), D(3)}, 13);
+  m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  EXPECT_LOAD_ERROR(m, "the ONNX checker rejects the model: Field 'shape' of 'type' is required");
+
+  Expected<Model> model = Load(OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13, 7));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ(model->ir_version(), 7);
+}
+
 TEST(OnnxModelErrors, TheOnnxCheckerRuns) {
   // IR version 3 requires every initializer to be a graph input too: only the checker knows.
   ::onnx::ModelProto m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 9, 3);
