@@ -433,7 +433,7 @@ TEST_F(TensorFiles, MalformedNpyNamesThePath) {
   }
   Expected<HostTensor> r = ReadTensorFile(Path("bad.npy"));
   ASSERT_FALSE(r.ok());
-  const std::string& m = r.status().message();
+  const std::string m = r.status().message();
   EXPECT_EQ(m.rfind(Path("bad.npy") + ": ", 0), 0u) << m;
   EXPECT_EQ(m.find(Path("bad.npy"), 1), std::string::npos) << m;
 }
