@@ -74,11 +74,6 @@ const Device& DeviceNamed(const std::string& name) {
   return devices.emplace(name, Value(std::move(device))).first->second;  // GCOVR_EXCL_LINE: a GPU
 }
 
-py::object NumpyDtype(DataType type) {
-  if (type == DataType::kBFloat16) return py::module_::import("ml_dtypes").attr("bfloat16");
-  return py::str(std::string(Name(type)));
-}
-
 // The address of an array's first element, from NumPy's own array interface (py::array's accessors
 // read NumPy's structs directly).
 void* DataOf(const py::handle& array) {
@@ -185,10 +180,11 @@ py::object NewArray(DataType type, std::span<const uint64_t> shape) {
     dims[i] = static_cast<npy_intp>(shape[i]);
   }
   const int type_num = BuiltinTypeNum(type);
-  if (type_num < 0) {
+  if (type_num < 0) {  // bfloat16: NumPy has it through ml_dtypes
     py::tuple sizes(shape.size());
     for (size_t i = 0; i < shape.size(); ++i) sizes[i] = dims[i];
-    return py::module_::import("numpy").attr("empty")(sizes, NumpyDtype(type));
+    return py::module_::import("numpy").attr("empty")(
+        sizes, py::module_::import("ml_dtypes").attr("bfloat16"));
   }
   PyObject* array = PyArray_SimpleNew(static_cast<int>(shape.size()), dims.data(), type_num);
   if (array == nullptr) throw py::error_already_set();

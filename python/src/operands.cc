@@ -207,10 +207,9 @@ Operand FromDLPack(py::handle object, const char* name, uintptr_t stream) {
 Operand Acquire(py::handle object, const char* name, uintptr_t stream) {
   if (py::array::check_(object)) return FromNumpy(py::reinterpret_borrow<py::array>(object), name);
   if (py::isinstance(object, g_numpy->attr("generic"))) {
-    if (std::string(name) == "out") {
-      throw py::type_error("out is a NumPy scalar, which is immutable; pass an array");
-    }
-    return FromNumpy(g_numpy->attr("asarray")(object), name);  // a 0-d array
+    // Only `out` can be one here: Dispatch reads a scalar x as a 0-d array first (RunAsArray).
+    throw py::type_error(std::string(name) +
+                         " is a NumPy scalar, which is immutable; pass an array");
   }
   if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
     return FromDLPack(object, name, stream);

@@ -166,9 +166,9 @@ def test_stream_objects_are_read_by_their_protocol():
         eltwise.round(x, stream=TextPointer())
 
 
-def test_numpy_scalars_take_the_library_route_too():
-    """A NumPy scalar is a 0-d array: it runs at the extended level and, like any 0-d tensor, is
-    refused at a DirectML level, whose tensors have 1 to 8 dimensions."""
+def test_numpy_scalars_on_the_library_route():
+    """A NumPy scalar is read as a 0-d array: it runs at the extended level and, like any 0-d
+    tensor, is refused at a DirectML level, whose tensors have 1 to 8 dimensions."""
     assert_bits_equal(eltwise.sign(np.float32(-2.5), device="cpu"), np.float32(-1))
     with pytest.raises(eltwise.EltwiseError,
                        match="^input.sizes has 0 dimensions; Sign at feature level 4_1 requires 1 to 8"):
