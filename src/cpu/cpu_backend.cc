@@ -21,15 +21,8 @@ class Cpu final : public Backend {
 
   Status Run(const Plan& plan, const std::byte* input, std::byte* output,
              Aliasing aliasing) const override {
+    // Small contiguous calls never get here: Execute runs DirectKernelFor's kernel itself.
     const KernelTable& table = table_;
-    // Small contiguous calls (the common case of many small tensors): straight to the kernel,
-    // without the layout switch and the threading decisions.
-    if (aliasing != Aliasing::kPartial) {
-      if (const DirectKernel kernel = DirectKernelFor(plan)) {
-        kernel(input + plan.input_offset, output + plan.output_offset, plan.element_count);
-        return Status::Ok();
-      }
-    }
     if (aliasing == Aliasing::kPartial && plan.overlap.staging != OverlapStaging::kNone) {
       return cpu::RunPartialOverlap(table, plan, input, output, threads_);
     }
@@ -37,7 +30,7 @@ class Cpu final : public Backend {
     return Status::Ok();
   }
 
-  // Small contiguous plans: the table's kernel itself (the same call Run makes for them).
+  // Small contiguous plans: the table's kernel itself, the one RunPlan would call for them.
   DirectKernel DirectKernelFor(const Plan& plan) const override {
     if (plan.layout != Layout::kContiguous || !cpu::IsSmallContiguous(plan)) return nullptr;
     return table_.Contiguous(plan.function, plan.type);
