@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "onnx/onnx_frontend.h"
+#include "untouched_bytes.h"
 
 namespace eltwise::onnx_frontend {
 namespace {
@@ -390,6 +391,19 @@ TEST(OnnxGraph, ConcurrentRuns) {
     EXPECT_EQ(message_.rfind("m.onnx: ", 0), 0u) << message_;      \
   } while (0)
 
+#if !defined(_WIN32)
+// More than protobuf's 2 GiB limit is refused before a byte is read.
+TEST(OnnxModelErrors, OverTwoGiBIsRefusedUnread) {
+  const testing::UntouchedBytes huge(size_t{1} << 31);
+  ASSERT_TRUE(huge.ok());
+  Expected<Model> r = Model::Parse(huge.bytes(), "big.onnx");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "big.onnx: 2147483648 bytes; protobuf messages (ONNX models without external data) "
+            "are limited to 2 GiB");
+}
+#endif
+
 TEST(OnnxModelErrors, MalformedBytes) {
   const std::vector<std::byte> good = Bytes(OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13));
   for (size_t cut = 1; cut < good.size(); cut += 3) {  // never a crash; an error or a valid prefix
@@ -566,6 +580,11 @@ TEST(OnnxModelErrors, DeclarationsAndInitializers) {
   m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
   m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_sparse_tensor_type();
   EXPECT_LOAD_ERROR(m, "graph output 'y' is a sparse tensor, not a tensor");
+#if defined(ONNX_ML)
+  m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
+  m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_opaque_type();  // ONNX-ML's
+  EXPECT_LOAD_ERROR(m, "graph input 'x' is of type kind 7, not a tensor");
+#endif
   m = OneNode("Sign", TensorProto::FLOAT, {D(2), D(3)}, 13);
   m.mutable_graph()
       ->mutable_input(0)

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "onnx/onnx_frontend.h"
+#include "untouched_bytes.h"
 
 #if defined(ELTWISE_ONNX_TEST_NPY)
 #include "npy/npy.h"
@@ -318,6 +319,18 @@ TEST(TensorProtoDecode, ExternalEntriesTooManyDimsAndStringData) {
               "exactly one field");
   }
 }
+
+#if !defined(_WIN32)
+// More than protobuf's 2 GiB limit is refused before a byte is read.
+TEST(TensorProtoDecode, OverTwoGiBIsRefusedUnread) {
+  const testing::UntouchedBytes huge(size_t{1} << 31);
+  ASSERT_TRUE(huge.ok());
+  Expected<HostTensor> r = DecodeTensorProto(huge.bytes());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "TensorProto is 2147483648 bytes; protobuf messages are limited to 2 GiB");
+}
+#endif
 
 TEST(TensorProtoDecode, MalformedBytes) {
   TensorProto t = Make(TensorProto::FLOAT, {4});
