@@ -568,6 +568,10 @@ def malformed_cases(out_dir):
     case("string_tensor", good, [st.SerializeToString()], r"data_type STRING \(8\) is not supported")
     case("missing_input_file", good, [], r"0 input_N.pb files; the model has 1 input$",
          outputs=[good_in])
+    case("missing_output_file", good, [good_in], r"0 output_N.pb files; the model has 1 output$",
+         outputs=[])
+    case("corrupt_output_file", good, [good_in], r"output_0\.pb: not a valid TensorProto",
+         outputs=[b"\x0fthis is not a tensor"])
     wrong_out = tensor_proto("y", "float32", np.zeros((2, 3), np.float32), False)
     case("wrong_expected_output", good, [good_in],
          r"output 0 'y': 5 of 6 elements differ; first at \[0,0\]", outputs=[wrong_out.SerializeToString()])
