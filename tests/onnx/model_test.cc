@@ -693,6 +693,38 @@ TEST(OnnxRunErrors, Inputs) {
           .ok());
 }
 
+// A graph output declared more precisely than its input: checked at run time, before anything
+// runs, against the shape it would get and the dim_params the inputs bound.
+TEST(OnnxRunErrors, OutputsAgainstTheirDeclarations) {
+  const auto declare_output = [](::onnx::ModelProto& model, std::vector<Dim> dims) {
+    model.mutable_graph()->mutable_output(0)->Clear();
+    SetValueInfo(model.mutable_graph()->mutable_output(0), "y", TensorProto::FLOAT, dims);
+  };
+  ::onnx::ModelProto m = OneNode("Sign", TensorProto::FLOAT, {P("N")}, 13);
+  declare_output(m, {D(3)});
+  Expected<Model> model = Load(m);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  Expected<std::vector<NamedTensor>> r =
+      model->Run(Cpu(), {{"x", Tensor<float>(DataType::kFloat32, {2}, {1, 2})}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "graph output 'y' has shape [2]; the model declares [3] (dimension 0 differs)");
+  EXPECT_TRUE(model->Run(Cpu(), {{"x", Tensor<float>(DataType::kFloat32, {3}, {-1, 0, 2})}}).ok());
+
+  // y declared [K,N] while it gets x's [N,K]: fine for a square x only.
+  m = OneNode("Sign", TensorProto::FLOAT, {P("N"), P("K")}, 13);
+  declare_output(m, {P("K"), P("N")});
+  model = Load(m);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  r = model->Run(Cpu(), {{"x", Tensor<float>(DataType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6})}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "graph output 'y' has shape [2,3]: dimension 0 ('K') is 2 but another tensor bound "
+            "'K' to 3");
+  EXPECT_TRUE(
+      model->Run(Cpu(), {{"x", Tensor<float>(DataType::kFloat32, {2, 2}, {1, 2, 3, 4})}}).ok());
+}
+
 // ---- ONNX's own node tests -------------------------------------------------------------------
 
 bool HaveTestData() {
