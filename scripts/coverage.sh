@@ -8,6 +8,9 @@
 # module) exercise them. Not counted: src/cuda/ (its host code runs only where a GPU is present;
 # tests/cuda/run_gpu_checks.sh checks it on a GPU) and what only tests, benchmarks and fuzzers
 # compile.
+# Code that only a GPU runs is marked in the source (GCOVR_EXCL_START/STOP, GCOVR_EXCL_LINE, each
+# with its reason); lines that are not code (a brace alone, to which GCC attributes the unwinding
+# of a named return value) are left out (--exclude-noncode-lines).
 # A line counts as covered when any instantiation of it ran (gcovr --merge-lines). Branches that
 # only an exception's unwinding takes, and branches GCC marks unreachable, are excluded (gcovr's
 # --exclude-throw-branches and --exclude-unreachable-branches). The branch floor applies outside
@@ -24,8 +27,8 @@ cd "$(dirname "$0")/.."
 
 # The floors: CI fails below them. They are raised as tests are added, never lowered to let a
 # change through (docs/reliability.md, "Coverage", says where they stand against 98 % and 90 %).
-line_floor=96.5
-branch_floor=81
+line_floor=98.5
+branch_floor=84.5
 
 if [ $# -lt 1 ]; then
   echo "usage: $0 BUILD_DIR [REPORT_DIR]" >&2
@@ -47,6 +50,7 @@ mkdir -p "$report"
 # One pass of gcov over the counters (the slow part), kept as JSON; every report reads that.
 gcovr_common=(--root . --filter 'src/' --filter 'include/' --filter 'tools/' --filter 'python/src/'
   --exclude 'src/cuda/' --exclude-unreachable-branches --exclude-throw-branches
+  --exclude-noncode-lines
   --gcov-ignore-parse-errors=negative_hits.warn_once_per_file)
 python3 -m gcovr "${gcovr_common[@]}" -j "$(nproc)" --json "$report/coverage.json" "$build"
 
