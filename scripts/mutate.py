@@ -5,6 +5,7 @@ time, rebuild, run the tests that cover the file, and count the mutants the test
     python3 scripts/mutate.py --build build/mutate --target eltwise_tests \\
         --test "build/mutate/tests/eltwise_tests --gtest_brief=1" src/core/validate.cc \\
         [--max 40] [--seed 1] [--lines 10-200] [--json results.jsonl]
+        [--survivors-of earlier.jsonl]
 
 Each mutant is one of:
     relational   <  <=  >  >=  ==  !=   (each to its neighbours: < to <=, == to !=, ...)
@@ -132,6 +133,9 @@ def main():
     parser.add_argument("--lines", help="only mutants on lines FIRST-LAST")
     parser.add_argument("--timeout", type=float, default=600, help="seconds per test run")
     parser.add_argument("--json", type=Path, help="append one JSON line per mutant here")
+    parser.add_argument("--survivors-of", type=Path,
+                        help="only the mutants that survived in this earlier --json file (same "
+                             "line text and change), to check new tests against them")
     args = parser.parse_args()
     repo = Path(__file__).resolve().parent.parent
     source = (repo / args.source).resolve() if not args.source.is_absolute() else args.source
@@ -140,6 +144,13 @@ def main():
     if args.lines:
         first, last = (int(x) for x in args.lines.split("-"))
         found = [m for m in found if first <= original.count("\n", 0, m[0]) + 1 <= last]
+    if args.survivors_of:
+        earlier = [json.loads(line) for line in args.survivors_of.read_text().splitlines() if line]
+        wanted = {(r["code"], r["kind"], r["from"], r["to"]) for r in earlier
+                  if r["outcome"] == "survived" and r["file"] == str(args.source)}
+        lines = original.splitlines()
+        found = [m for m in found if (lines[original.count("\n", 0, m[0])].strip(), m[3],
+                                      original[m[0]:m[1]], m[2]) in wanted]
     if args.max and len(found) > args.max:
         found = sorted(random.Random(args.seed).sample(found, args.max))
     build = f"cmake --build {args.build} -j2 " + " ".join(f"--target {t}" for t in args.target)

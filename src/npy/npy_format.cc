@@ -41,9 +41,8 @@ std::string ShapeText(const std::vector<uint64_t>& shape) {
   return text + ")";
 }
 
-// The element count and byte size of a shape, or an error naming the overflow.
-Status CountBytes(const std::vector<uint64_t>& shape, DataType type, uint64_t* count,
-                  uint64_t* bytes) {
+// The byte size of a shape's elements, or an error naming the overflow.
+Status CountBytes(const std::vector<uint64_t>& shape, DataType type, uint64_t* bytes) {
   uint64_t n = 1;
   bool zero = false;
   bool overflow = false;
@@ -52,7 +51,6 @@ Status CountBytes(const std::vector<uint64_t>& shape, DataType type, uint64_t* c
     if (!overflow && __builtin_mul_overflow(n, d, &n)) overflow = true;
   }
   if (zero) {
-    *count = 0;
     *bytes = 0;
     return Status::Ok();
   }
@@ -64,7 +62,6 @@ Status CountBytes(const std::vector<uint64_t>& shape, DataType type, uint64_t* c
     return Invalid("shape " + ShapeText(shape) + " of " + std::string(Name(type)) +
                    " needs more than 2^64 - 1 bytes");
   }
-  *count = n;
   *bytes = b;
   return Status::Ok();
 }
@@ -380,8 +377,8 @@ Status Check(const Array& array) {
     return Invalid("shape has " + std::to_string(array.shape.size()) + " dimensions; at most " +
                    std::to_string(kMaxDimensions) + " are allowed");
   }
-  uint64_t count, bytes;
-  if (Status s = CountBytes(array.shape, array.type, &count, &bytes); !s.ok()) return s;
+  uint64_t bytes;
+  if (Status s = CountBytes(array.shape, array.type, &bytes); !s.ok()) return s;
   if (array.data.size() != bytes) {
     return Invalid("data has " + std::to_string(array.data.size()) + " bytes but shape " +
                    ShapeText(array.shape) + " of " + std::string(Name(array.type)) + " needs " +
@@ -439,8 +436,8 @@ Expected<Header> ParseHeader(std::span<const std::byte> file, uint64_t* data_off
     return s;
   }
   if (Status s = ParseDescr(descr, &header.type, &header.big_endian); !s.ok()) return s;
-  uint64_t count, bytes;
-  if (Status s = CountBytes(header.shape, header.type, &count, &bytes); !s.ok()) return s;
+  uint64_t bytes;
+  if (Status s = CountBytes(header.shape, header.type, &bytes); !s.ok()) return s;
   *data_offset = preamble + header_length;
   return header;
 }

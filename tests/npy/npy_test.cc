@@ -236,6 +236,12 @@ TEST(NpyDesc, CAndFortranLayouts) {
   a.data.resize(2);
   EXPECT_TRUE(a.Desc().sizes.empty());
   EXPECT_EQ(a.Desc().total_tensor_size_in_bytes, 4u);
+
+  // An empty Fortran-order array: a zero-sized dimension does not scale the strides after it.
+  a.shape = {2, 0, 3};
+  a.data.clear();
+  ASSERT_TRUE(a.Desc().strides.has_value());
+  EXPECT_EQ(*a.Desc().strides, (std::vector<int64_t>{1, 2, 2}));
 }
 
 TEST(NpyParse, RejectsMalformedFiles) {
@@ -276,6 +282,46 @@ TEST(NpyParse, RejectsMalformedFiles) {
   std::vector<std::byte> v2 = TestNpyFile(2, dict, data);
   v2[11] = std::byte{0x80};
   ExpectInvalid(v2, "header length");
+
+  // Each truncation boundary reports the part it cut: 8 bytes hold the magic and the version but
+  // not the header length; 10 bytes hold a length whose header is missing.
+  ExpectInvalid(std::vector<std::byte>(good.begin(), good.begin() + 7),
+                "fewer than the magic string and version");
+  ExpectInvalid(std::vector<std::byte>(good.begin(), good.begin() + 8),
+                "it ends inside the header length field");
+  ExpectInvalid(std::vector<std::byte>(good.begin(), good.begin() + 10),
+                "the header length is " + std::to_string(good.size() - 10 - data.size()) +
+                    " bytes but only 0 bytes follow the preamble");
+}
+
+// The header NumPy's way: data 64-byte aligned after a '\n'-terminated header of any length
+// (a header of 256 bytes or more needs both bytes of version 1's length field), and a version
+// outside 1-3 written as 1.
+TEST(NpySerialize, HeaderPaddingLengthAndVersion) {
+  for (const uint64_t size : {uint64_t{1000000000}, uint64_t{100000000}}) {
+    for (size_t dims = 1; dims <= 64; ++dims) {
+      npy::Header h;
+      h.type = DataType::kUInt8;
+      h.shape.assign(dims, size);
+      h.shape[0] = 0;  // empty: any dims
+      const std::vector<std::byte> header = npy::SerializeHeader(h);
+      SCOPED_TRACE(std::to_string(dims) + " dims, " + std::to_string(header.size()) + " bytes");
+      EXPECT_EQ(header.size() % 64, 0u);
+      EXPECT_EQ(header.back(), std::byte{'\n'});
+      size_t spaces = 0;  // the padding: fewer than 64 spaces
+      while (header[header.size() - 2 - spaces] == std::byte{' '}) ++spaces;
+      EXPECT_LT(spaces, 64u);
+      Expected<npy::Array> back = npy::Parse(header);
+      ASSERT_TRUE(back.ok()) << back.status().message();
+      EXPECT_EQ(back->shape, h.shape);
+    }
+  }
+  for (const auto& [version, written] : {std::pair{0, 1}, {1, 1}, {2, 2}, {3, 3}, {4, 1}}) {
+    npy::Header h;
+    h.shape = {2};
+    h.version = version;
+    EXPECT_EQ(npy::SerializeHeader(h).at(6), static_cast<std::byte>(written)) << version;
+  }
 }
 
 TEST(NpyParse, RejectsBadHeaders) {
@@ -329,14 +375,15 @@ TEST(NpyParse, RejectsUnsupportedTypes) {
   const std::vector<std::byte> data(16);
   for (const auto& [descr, phrase] :
        std::vector<std::pair<std::string, std::string>>{{"|b1", "(bool)"},
+                                                        {"|?", "(bool)"},
                                                         {"|O", "(Python objects)"},
                                                         {"<c8", "(complex)"},
                                                         {"<c16", "(complex)"},
                                                         {"<U4", "(strings)"},
                                                         {"|S16", "(strings)"},
                                                         {"<M8[s]", "(datetime)"},
-                                                        {"<f16", "not supported"},
-                                                        {"<f3", "not supported"},
+                                                        {"<f16", "(this float size)"},
+                                                        {"<f3", "(this float size)"},
                                                         {"<i3", "not supported"},
                                                         {"<V4", "(void)"},
                                                         {"|V2", "raw 2-byte void"},
@@ -401,6 +448,8 @@ TEST(NpyCheck, RejectsInconsistentArrays) {
   EXPECT_TRUE(npy::Check(a).ok());
   a.version = 4;
   EXPECT_EQ(npy::Check(a).code(), StatusCode::kInvalidArgument);
+  a.version = 0;
+  EXPECT_EQ(npy::Check(a).code(), StatusCode::kInvalidArgument);
   a.version = 1;
   a.shape = {1ull << 62, 8};
   EXPECT_EQ(npy::Check(a).code(), StatusCode::kInvalidArgument);
@@ -422,6 +471,11 @@ TEST(NpyCheck, RejectsInconsistentArrays) {
       << s.message();
   a.shape.assign(64, 1);
   EXPECT_TRUE(npy::Check(a).ok());
+
+  // A zero dimension makes the array empty, whatever the other dimensions' product would be.
+  a.shape = {1ull << 62, 1ull << 62, 0};  // the product overflows before the zero
+  a.data.clear();
+  EXPECT_TRUE(npy::Check(a).ok()) << npy::Check(a).message();
 }
 
 // Sizes past 2^64 saturate rather than wrap: the byte count, and Fortran-order strides (clamped to
