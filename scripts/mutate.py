@@ -16,7 +16,9 @@ Each mutant is one of:
     negation     "!" in front of a name or a call removed
 Comments, string and character literals, #include and other preprocessor lines are left alone.
 A mutant that does not compile is not counted (a type error, not a test's job). A mutant is killed
-when the test command exits non-zero or runs past --timeout; it survived when the command passes.
+when the test command exits non-zero or runs past its time limit (--timeout, by default ten times
+the unmutated run and at least 10 s: a mutant can make a loop endless); it survived when the
+command passes.
 The source file is restored after every mutant, also on Ctrl-C or SIGTERM. Run by hand: each mutant is a
 rebuild of everything that includes the file.
 
@@ -26,6 +28,7 @@ killed by a new test or shown equivalent.
 
 import argparse
 import json
+import os
 import random
 import re
 import signal
@@ -113,13 +116,21 @@ def mutants(text):
 
 
 def run(command, timeout, cwd):
+    """(exit status, seconds); status None after a timeout, which kills the command's whole
+    process group (a shell's children too: a mutant that loops forever must not keep running)."""
     start = time.monotonic()
+    p = subprocess.Popen(command, shell=True, cwd=cwd, start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        p = subprocess.run(command, shell=True, cwd=cwd, timeout=timeout,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return p.returncode, time.monotonic() - start
+        return p.wait(timeout=timeout), time.monotonic() - start
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
         return None, time.monotonic() - start
+    except BaseException:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
 
 
 def main():
@@ -131,7 +142,9 @@ def main():
     parser.add_argument("--max", type=int, default=0, help="a random sample of this many (0: all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--lines", help="only mutants on lines FIRST-LAST")
-    parser.add_argument("--timeout", type=float, default=600, help="seconds per test run")
+    parser.add_argument("--timeout", type=float,
+                        help="seconds per test run of a mutant (default: 10 x the unmutated run, "
+                             "at least 10)")
     parser.add_argument("--json", type=Path, help="append one JSON line per mutant here")
     parser.add_argument("--survivors-of", type=Path,
                         help="only the mutants that survived in this earlier --json file (same "
@@ -158,10 +171,12 @@ def main():
     code, _ = run(build, 3600, repo)
     if code != 0:
         sys.exit("mutate: the unmutated tree does not build")
-    code, baseline = run(args.test, args.timeout, repo)
+    code, baseline = run(args.test, 3600, repo)
     if code != 0:
         sys.exit("mutate: the tests fail on the unmutated tree")
-    print(f"mutate: {len(found)} mutants of {args.source}; tests take {baseline:.0f} s", flush=True)
+    limit = args.timeout if args.timeout else max(10.0, 10 * baseline)
+    print(f"mutate: {len(found)} mutants of {args.source}; tests take {baseline:.0f} s "
+          f"(limit {limit:.0f} s)", flush=True)
 
     # SIGTERM (kill, a CI timeout) unwinds like Ctrl-C, so the source is restored.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
@@ -176,7 +191,7 @@ def main():
             if code != 0:
                 outcome = "not compiled"
             else:
-                code, seconds = run(args.test, max(args.timeout, 10 * baseline), repo)
+                code, seconds = run(args.test, limit, repo)
                 outcome = "survived" if code == 0 else "killed"
             counts[outcome] += 1
             text = original.splitlines()[line - 1].strip()
