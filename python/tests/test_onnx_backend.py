@@ -498,8 +498,7 @@ def test_front_end_reports_its_own_messages():
             m.run({"x": good}, device)
     if not eltwise.info()["cuda_devices"]:  # a well-formed device name, but no such device here
         with pytest.raises(ValueError,
-                           match="^(no usable CUDA GPU|this eltwise build has no backend for this "
-                                 "device)"):
+                           match="^(no usable CUDA GPU|this eltwise build has no (CUDA )?backend)"):
             m.run({"x": good}, "cuda:0")
     assert m.compile_count == 0  # nothing was compiled for rejected runs
     assert_bits_equal(m.run({"x": np.array([[-3.0], [np.nan]], ">f4")})[0],
