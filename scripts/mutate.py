@@ -4,7 +4,7 @@ time, rebuild, run the tests that cover the file, and count the mutants the test
 
     python3 scripts/mutate.py --build build/mutate --target eltwise_tests \\
         --test "build/mutate/tests/eltwise_tests --gtest_brief=1" src/core/validate.cc \\
-        [--max 40] [--seed 1] [--lines 10-200] [--json results.jsonl]
+        [--jobs 2] [--max 40] [--seed 1] [--lines 10-200] [--json results.jsonl]
         [--survivors-of earlier.jsonl]
 
 Each mutant is one of:
@@ -139,6 +139,9 @@ def main():
     parser.add_argument("--build", required=True, help="a configured build folder")
     parser.add_argument("--target", action="append", required=True, help="targets to rebuild")
     parser.add_argument("--test", required=True, help="shell command: exit 0 = tests pass")
+    parser.add_argument("--jobs", type=int, default=2, help="parallel compile jobs per rebuild")
+    parser.add_argument("--start", type=int, default=1,
+                        help="begin at this mutant's number (to resume a run that was stopped)")
     parser.add_argument("--max", type=int, default=0, help="a random sample of this many (0: all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--lines", help="only mutants on lines FIRST-LAST")
@@ -166,7 +169,8 @@ def main():
                                       original[m[0]:m[1]], m[2]) in wanted]
     if args.max and len(found) > args.max:
         found = sorted(random.Random(args.seed).sample(found, args.max))
-    build = f"cmake --build {args.build} -j2 " + " ".join(f"--target {t}" for t in args.target)
+    numbered = list(enumerate(found, 1))[args.start - 1:]
+    build = f"cmake --build {args.build} -j{args.jobs} " + " ".join(f"--target {t}" for t in args.target)
 
     code, _ = run(build, 3600, repo)
     if code != 0:
@@ -183,7 +187,7 @@ def main():
     counts = {"killed": 0, "survived": 0, "not compiled": 0}
     survivors = []
     try:
-        for k, (s, e, replacement, kind) in enumerate(found, 1):
+        for k, (s, e, replacement, kind) in numbered:
             line = original.count("\n", 0, s) + 1
             before = original[s:e]
             source.write_text(original[:s] + replacement + original[e:])
