@@ -42,7 +42,7 @@ RELATIONAL = {"<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"], "==": ["!="], 
 
 def code_mask(text):
     """True for each character that is code: not in a comment, string or character literal, or a
-    preprocessor line."""
+    preprocessor directive (with its continuation lines)."""
     mask = [True] * len(text)
     i, n = 0, len(text)
     line_start = True
@@ -50,6 +50,8 @@ def code_mask(text):
         c = text[i]
         if line_start and text[i:].lstrip(" \t").startswith("#"):
             end = text.find("\n", i)
+            while 0 < end and text[end - 1] == "\\":  # a directive continued on the next line
+                end = text.find("\n", end + 1)
             end = n if end < 0 else end
             for k in range(i, end):
                 mask[k] = False
