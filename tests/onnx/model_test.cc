@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "onnx/onnx_frontend.h"
+#include "scratch_files.h"
 #include "untouched_bytes.h"
 
 namespace eltwise::onnx_frontend {
@@ -723,6 +724,123 @@ TEST(OnnxRunErrors, OutputsAgainstTheirDeclarations) {
             "'K' to 3");
   EXPECT_TRUE(
       model->Run(Cpu(), {{"x", Tensor<float>(DataType::kFloat32, {2, 2}, {1, 2, 3, 4})}}).ok());
+}
+
+// ---- node-test directories, built here ---------------------------------------------------------
+
+class NodeTestDirectories : public testing::ScratchDirTest {
+ protected:
+  // dir/model.onnx: Sign of a float32 [3].
+  void WriteModel(const std::filesystem::path& dir) {
+    std::filesystem::create_directories(dir);
+    const std::string bytes = OneNode("Sign", TensorProto::FLOAT, {D(3)}, 13).SerializeAsString();
+    testing::WriteFileBytes(dir / "model.onnx", AsBytes(bytes));
+  }
+  // dir/<stem>_0.pb, <stem>_1.pb, ... from `tensors`.
+  static void WriteSet(const std::filesystem::path& dir, const std::string& stem,
+                       const std::vector<HostTensor>& tensors) {
+    std::filesystem::create_directories(dir);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const std::string path = (dir / (stem + "_" + std::to_string(i) + ".pb")).string();
+      ASSERT_TRUE(WriteTensorFile(path, tensors[i]).ok()) << path;
+    }
+  }
+  static std::vector<std::byte> AsBytes(const std::string& s) {
+    std::vector<std::byte> out(s.size());
+    std::memcpy(out.data(), s.data(), s.size());
+    return out;
+  }
+  static HostTensor F32(std::vector<float> v) {
+    const uint64_t n = v.size();
+    return Tensor<float>(DataType::kFloat32, {n}, std::move(v));
+  }
+};
+
+TEST_F(NodeTestDirectories, FindsTheModelFoldersUnderAPath) {
+  // A folder that holds model.onnx is the one node test.
+  WriteModel(dir_ / "one");
+  EXPECT_EQ(FindNodeTestDirectories((dir_ / "one").string()),
+            std::vector<std::string>{(dir_ / "one").string()});
+  // A folder of them: its subfolders that hold a model, sorted; not files, not other folders.
+  WriteModel(dir_ / "many" / "b");
+  WriteModel(dir_ / "many" / "a");
+  std::filesystem::create_directories(dir_ / "many" / "c_without_model");
+  testing::WriteFileBytes(dir_ / "many" / "file", AsBytes("x"));
+  EXPECT_EQ(
+      FindNodeTestDirectories((dir_ / "many").string()),
+      (std::vector<std::string>{(dir_ / "many" / "a").string(), (dir_ / "many" / "b").string()}));
+  // Neither: the path itself, for RunNodeTestDirectory to say why.
+  std::filesystem::create_directories(dir_ / "empty");
+  EXPECT_EQ(FindNodeTestDirectories((dir_ / "empty").string()),
+            std::vector<std::string>{(dir_ / "empty").string()});
+  EXPECT_EQ(FindNodeTestDirectories((dir_ / "missing").string()),
+            std::vector<std::string>{(dir_ / "missing").string()});
+}
+
+TEST_F(NodeTestDirectories, AFolderThatIsNoNodeTestIsOneFailedCase) {
+  const std::string missing = (dir_ / "missing").string();
+  std::vector<CaseResult> r = RunNodeTestDirectory(Cpu(), missing);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].name, "missing");
+  EXPECT_FALSE(r[0].passed);
+  EXPECT_EQ(r[0].message, missing + " is not a directory");
+
+  // A model without data sets; named after the folder even when the path ends in '/'.
+  WriteModel(dir_ / "no_sets");
+  std::filesystem::create_directories(dir_ / "no_sets" / "other_folder");
+  const std::string no_sets = (dir_ / "no_sets").string() + "/";
+  r = RunNodeTestDirectory(Cpu(), no_sets);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].name, "no_sets");
+  EXPECT_FALSE(r[0].passed);
+  EXPECT_EQ(r[0].message, no_sets + " has no test_data_set_* directories");
+}
+
+TEST_F(NodeTestDirectories, EachDataSetIsRunInNumberOrderAndItsFaultNamed) {
+  const std::filesystem::path dir = dir_ / "sign";
+  WriteModel(dir);
+  const HostTensor x = F32({-2.5F, 0.0F, 7.0F});
+  const HostTensor y = F32({-1.0F, 0.0F, 1.0F});  // Sign, written out
+  WriteSet(dir / "test_data_set_10", "input", {x});
+  WriteSet(dir / "test_data_set_10", "output", {y});
+  WriteSet(dir / "test_data_set_2", "output", {y});  // no input
+  WriteSet(dir / "test_data_set_1", "input", {x});
+  WriteSet(dir / "test_data_set_1", "output", {F32({-1.0F, 0.0F, -1.0F})});  // wrong at 2
+  WriteSet(dir / "test_data_set_0", "input", {x});
+  WriteSet(dir / "test_data_set_0", "output", {y, y});              // one output too many
+  WriteSet(dir / "test_data_set_3", "input", {F32({1.0F, 2.0F})});  // the model takes [3]
+  WriteSet(dir / "test_data_set_3", "output", {y});
+  WriteSet(dir / "test_data_set_4", "input", {x});
+  testing::WriteFileBytes(dir / "test_data_set_4" / "output_0.pb", AsBytes("\xff\xff\xff"));
+  std::filesystem::create_directories(dir / "test_data_set_5");
+  testing::WriteFileBytes(dir / "test_data_set_5" / "input_0.pb", AsBytes("\xff\xff\xff"));
+  // Names past the number: other names sort after every number, among themselves by name.
+  for (const char* name :
+       {"test_data_set_x", "test_data_set_1234567890", "test_data_set_", "test_data_set_-1"}) {
+    WriteSet(dir / name, "input", {x});
+    WriteSet(dir / name, "output", {y});
+  }
+  const std::vector<CaseResult> r = RunNodeTestDirectory(Cpu(), dir.string());
+  std::vector<std::string> names;
+  for (const CaseResult& c : r) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "sign/test_data_set_0", "sign/test_data_set_1", "sign/test_data_set_2",
+                       "sign/test_data_set_3", "sign/test_data_set_4", "sign/test_data_set_5",
+                       "sign/test_data_set_10", "sign/test_data_set_", "sign/test_data_set_-1",
+                       "sign/test_data_set_1234567890", "sign/test_data_set_x"}));
+  ASSERT_EQ(r.size(), 11u);
+  const std::vector<bool> passed = {false, false, false, false, false, false,
+                                    true,  true,  true,  true,  true};
+  for (size_t i = 0; i < r.size(); ++i) {
+    EXPECT_EQ(r[i].passed, passed[i]) << r[i].name << ": " << r[i].message;
+    EXPECT_EQ(r[i].message.empty(), passed[i]) << r[i].name;
+  }
+  EXPECT_EQ(r[0].message, "2 output_N.pb files; the model has 1 output");
+  EXPECT_EQ(r[1].message.rfind("output 0 'y': ", 0), 0u) << r[1].message;
+  EXPECT_EQ(r[2].message, "0 input_N.pb files; the model has 1 input");
+  EXPECT_NE(r[3].message.find("'x'"), std::string::npos) << r[3].message;
+  EXPECT_NE(r[4].message.find("output_0.pb"), std::string::npos) << r[4].message;
+  EXPECT_NE(r[5].message.find("input_0.pb"), std::string::npos) << r[5].message;
 }
 
 // ---- ONNX's own node tests -------------------------------------------------------------------
