@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.."
 # The floors: CI fails below them. They are raised as tests are added, never lowered to let a
 # change through (docs/reliability.md, "Coverage", says where they stand against 98 % and 90 %).
 line_floor=98.8
-branch_floor=86
+branch_floor=90
 
 if [ $# -lt 1 ]; then
   echo "usage: $0 BUILD_DIR [REPORT_DIR]" >&2

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import eltwise
-from conftest import BFLOAT16, MODES, assert_bits_equal, expected_round, expected_sign, special_values
+from conftest import (BFLOAT16, INT_DTYPES, MODES, UINT_DTYPES, assert_bits_equal, expected_round, expected_sign,
+                      special_values)
 
 
 class Producer:
@@ -47,6 +48,15 @@ def test_numpy_producer(legacy):
     y = x.copy()
     eltwise.round(Producer(y, legacy), Producer(y, legacy), mode="up")
     assert_bits_equal(y, np.ceil(x))
+
+
+# Every type NumPy exports through DLPack (bfloat16 it does not: see the hand-made capsule below).
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"] + [d.name for d in INT_DTYPES + UINT_DTYPES])
+def test_every_numpy_type_through_dlpack(dtype):
+    rng = np.random.default_rng(3)
+    x = special_values(np.dtype(dtype), rng, 200)
+    assert_bits_equal(eltwise.sign(Producer(x)), expected_sign(x))
+    assert_bits_equal(eltwise.round(Producer(x), mode="up"), expected_round(x, "up"))
 
 
 def test_read_only_producer_as_out():
@@ -214,7 +224,8 @@ def test_versioned_capsule_of_another_major_version():
 
 def test_hand_made_unsupported_dtypes():
     for code, bits, text in [(5, 64, "code 5, bits 64, lanes 1"), (6, 8, "code 6, bits 8, lanes 1"),
-                             (2, 128, "code 2, bits 128"), (0, 4, "code 0, bits 4")]:
+                             (2, 128, "code 2, bits 128"), (0, 4, "code 0, bits 4"), (2, 8, "code 2, bits 8"),
+                             (4, 32, "code 4, bits 32"), (1, 128, "code 1, bits 128")]:
         t = HandMade((1, 0), code, bits, (3,))
         with pytest.raises(TypeError, match=r"^x has DLPack dtype \(" + text):
             eltwise.sign(t)
@@ -234,6 +245,22 @@ def test_hand_made_errors():
     with pytest.raises(TypeError, match="lanes 4"):
         eltwise.sign(t)
     assert t.deleted == 1
+    t = HandMade((1, 0), 2, 32, (2, -3))
+    with pytest.raises(TypeError, match="^x has a negative DLPack size$"):
+        eltwise.sign(t)
+    assert t.deleted == 1
+    t = HandMade((1, 0), 2, 32, (8,))
+    t.managed.dl_tensor.ndim = -1
+    with pytest.raises(TypeError, match="^x has a negative DLPack ndim$"):
+        eltwise.sign(t)
+    assert t.deleted == 1
+
+    class BadDevice(HandMade):
+        def __dlpack_device__(self):
+            return (1, 0, 0)
+
+    with pytest.raises(TypeError, match=r"^x\.__dlpack_device__\(\) is not a \(type, id\) pair$"):
+        eltwise.sign(BadDevice((1, 0), 2, 32, (8,)))
 
 
 class NamedCapsule(HandMade):

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "onnx/onnx_frontend.h"
+#include "scratch_files.h"
 #include "untouched_bytes.h"
 
 #if defined(ELTWISE_ONNX_TEST_NPY)
@@ -411,6 +412,19 @@ TEST_F(TensorFiles, WriteOntoAFolderFailsAndLeavesNoTemporary) {
   EXPECT_FALSE(std::filesystem::exists(Path("taken.pb.tmp")));
 }
 
+// A target in a folder that does not exist: the temporary cannot be created; nothing is written.
+TEST_F(TensorFiles, WriteIntoAMissingFolderIsAnErrorNamingThePath) {
+  HostTensor h;
+  h.type = DataType::kUInt8;
+  h.shape = {1};
+  h.data = Bytes<uint8_t>({7});
+  const std::string path = Path("missing/a.pb");
+  const Status s = WriteTensorFile(path, h);
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+  EXPECT_EQ(s.message(), path + ": cannot create: No such file or directory");
+  EXPECT_FALSE(std::filesystem::exists(Path("missing")));
+}
+
 #if defined(ELTWISE_ONNX_TEST_NPY)
 TEST_F(TensorFiles, NpyRoundTripAndFortranOrder) {
   ASSERT_TRUE(NpySupported());
@@ -434,6 +448,38 @@ TEST_F(TensorFiles, NpyRoundTripAndFortranOrder) {
   Expected<HostTensor> c = ReadTensorFile(Path("f.npy"));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->data, Bytes<uint8_t>({1, 2, 3, 4, 5, 6}));
+
+  // One dimension, or none, reads the same in either order; so does an empty array.
+  for (const std::vector<uint64_t>& shape :
+       {std::vector<uint64_t>{3}, std::vector<uint64_t>{}, std::vector<uint64_t>{2, 0}}) {
+    uint64_t count = 1;
+    for (uint64_t d : shape) count *= d;
+    f.shape = shape;
+    f.data = Bytes<uint8_t>({9, 8, 7});
+    f.data.resize(count);
+    ASSERT_TRUE(npy::Write(Path("g.npy"), f).ok());
+    Expected<HostTensor> g = ReadTensorFile(Path("g.npy"));
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    EXPECT_EQ(g->shape, shape);
+    EXPECT_EQ(g->data, f.data);
+  }
+}
+
+// The .npy suffix is recognised in upper case too (files from case-insensitive file systems).
+TEST_F(TensorFiles, UpperCaseNpySuffix) {
+  HostTensor h;
+  h.type = DataType::kInt16;
+  h.shape = {2};
+  h.data = Bytes<int16_t>({-3, 4});
+  ASSERT_TRUE(WriteTensorFile(Path("A.NPY"), h).ok());
+  // Written as .npy, not as a TensorProto: the file starts with the .npy magic.
+  const std::vector<std::byte> bytes = testing::ReadFileBytes(Path("A.NPY"));
+  ASSERT_GE(bytes.size(), 6u);
+  EXPECT_EQ(std::memcmp(bytes.data(), "\x93NUMPY", 6), 0);
+  Expected<HostTensor> back = ReadTensorFile(Path("A.NPY"));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->data, h.data);
+  EXPECT_EQ(back->shape, h.shape);
 }
 
 // A malformed .npy file is an error that starts with its path, once.
