@@ -1119,5 +1119,58 @@ TEST(Planner, OverlapStaging) {
   EXPECT_FALSE(plan({3, 2}, {-2, 3}).overlap.invertible);
 }
 
+// The planner's decisions at their boundaries: ties, the smallest tiled extent, walks that just
+// fail to rise or nest, and a swap pair beside a third moved dim. A wrong decision here keeps
+// results exact (every plan is executed exactly) but costs speed or, for the overlap, correctness.
+TEST(Planner, DecisionBoundaries) {
+  const DataType t = DataType::kFloat32;
+  auto plan = [&](std::vector<uint64_t> sizes, std::vector<int64_t> in,
+                  std::vector<int64_t> out = {}) {
+    return MakePlan(Function::kSignNanZero, Desc(t, sizes, in), Desc(t, sizes, out), 1, 1);
+  };
+  auto sizes_of = [](const Plan& p) {
+    return std::vector<uint64_t>(p.sizes.begin(), p.sizes.begin() + p.rank);
+  };
+  // The input's fastest dim is found among all outer dims, not just the first (a batch of 10
+  // transposes of 9 x 20)...
+  Plan p = plan({10, 9, 20}, {180, 1, 9});
+  ASSERT_EQ(p.layout, Layout::kTransposed);
+  EXPECT_EQ(sizes_of(p), (std::vector<uint64_t>{10, 9, 20}));
+  EXPECT_EQ(p.input_strides[1], 1);
+  // ...and on a tie the outermost is moved next to the innermost.
+  p = plan({9, 10, 20}, {1, 1, 9});
+  ASSERT_EQ(p.layout, Layout::kTransposed);
+  EXPECT_EQ(sizes_of(p), (std::vector<uint64_t>{10, 9, 20}));
+  // An outer stride equal to the inner one is no transpose.
+  EXPECT_EQ(plan({10, 20}, {3, 3}).layout, Layout::kGathered);
+  // Tiles need both extents at least kMinTransposeExtent (8).
+  EXPECT_EQ(plan({8, 9}, {1, 8}).layout, Layout::kTransposed);
+  EXPECT_EQ(plan({9, 8}, {1, 9}).layout, Layout::kTransposed);
+  EXPECT_EQ(plan({7, 9}, {1, 7}).layout, Layout::kGathered);
+  EXPECT_EQ(plan({9, 7}, {1, 9}).layout, Layout::kGathered);
+  // Rows whose pitch (19) equals the extent of a row (19 elements past its first): element (1, 0)
+  // is element (0, 19), so the input walk neither rises nor nests.
+  p = plan({10, 20}, {19, 1});
+  EXPECT_EQ(p.layout, Layout::kRows);
+  EXPECT_EQ(p.overlap.staging, OverlapStaging::kWholeInput);
+  EXPECT_FALSE(p.overlap.invertible);
+  // Output rows one element further apart than the input's (pitch 21 against 20): row r of the
+  // output lies r elements above its input, so front to back needs the input at least 9 elements
+  // (the last row's shift) above the output; back to front needs nothing.
+  p = plan({10, 20}, {20, 1}, {21, 1});
+  EXPECT_EQ(p.overlap.staging, OverlapStaging::kChunked);
+  EXPECT_EQ(p.overlap.forward_gap, 9u * 4);
+  EXPECT_EQ(p.overlap.backward_gap, 0u);
+  // An interleaved output (addresses 2i + 3j: 0, 3, 2, 5, 4, 7; no element twice) whose walk
+  // neither rises nor nests, from an input that does both: the output's walk decides too.
+  p = plan({3, 2}, {1, 3}, {2, 3});
+  EXPECT_EQ(p.overlap.staging, OverlapStaging::kWholeInput);
+  EXPECT_FALSE(p.overlap.invertible);
+  // Dims 0 and 1 swapped, but dim 2 moved too (input stride 2, output 1): no mirror.
+  p = plan({4, 4, 3}, {3, 12, 2});
+  EXPECT_EQ(p.overlap.staging, OverlapStaging::kWholeInput);
+  EXPECT_EQ(p.overlap.swap_a, -1);
+}
+
 }  // namespace
 }  // namespace eltwise::testing
