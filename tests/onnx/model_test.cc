@@ -428,6 +428,11 @@ TEST(OnnxModelErrors, VersionsAndOpsets) {
   EXPECT_LOAD_ERROR(m, "ir_version is not set");
   EXPECT_LOAD_ERROR(OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13, 2),
                     "ir_version 2 has no opset");
+  // 0 (and below) is no version; 1 is one, without opsets.
+  EXPECT_LOAD_ERROR(OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13, 0), "ir_version is not set");
+  EXPECT_LOAD_ERROR(OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13, -1), "ir_version is not set");
+  EXPECT_LOAD_ERROR(OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13, 1),
+                    "ir_version 1 has no opset");
   EXPECT_LOAD_ERROR(OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13, 15),
                     "ir_version 15 is newer than eltwise knows (14)");
   m = OneNode("Sign", TensorProto::FLOAT, {D(2)}, 13);
@@ -441,6 +446,10 @@ TEST(OnnxModelErrors, VersionsAndOpsets) {
   EXPECT_LOAD_ERROR(OneNode("Sign", TensorProto::FLOAT, {D(2)}, 29),
                     "ai.onnx opset 29 is not supported; eltwise knows opsets 1-28");
   EXPECT_LOAD_ERROR(OneNode("Sign", TensorProto::FLOAT, {D(2)}, 0), "opset 0 is not supported");
+  // Opset 1 is known; Sign is not in it.
+  EXPECT_LOAD_ERROR(
+      OneNode("Sign", TensorProto::FLOAT, {D(2)}, 1),
+      "node 'n0' (Sign): Sign needs ai.onnx opset 9 or later; the model imports opset 1");
   EXPECT_LOAD_ERROR(
       OneNode("Sign", TensorProto::FLOAT, {D(2)}, 8),
       "node 'n0' (Sign): Sign needs ai.onnx opset 9 or later; the model imports opset 8");
@@ -647,6 +656,32 @@ TEST(OnnxModelErrors, DeclarationsAgainstTheirValues) {
   info->mutable_type()->mutable_sequence_type();
   EXPECT_LOAD_ERROR(m, "value_info 'y' is a sequence, not a tensor");
 
+  // A value_info entry without a type, or with an empty one, declares nothing (here of an int8
+  // value, so a default element type would show).
+  for (const bool empty_type : {false, true}) {
+    m = OneNode("Sign", TensorProto::INT8, {D(2)}, 13);
+    info = m.mutable_graph()->add_value_info();
+    info->set_name("y");
+    if (empty_type) info->mutable_type();
+    Expected<Model> loaded = Load(m);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    const HostTensor y = RunOne(m, Tensor<int8_t>(DataType::kInt8, {2}, {-3, 0}));
+    EXPECT_EQ(Values<int8_t>(y), (std::vector<int8_t>{-1, 0}));
+  }
+
+  // An initializer of rank 8, the most eltwise runs, is accepted.
+  m = OneNode("Sign", TensorProto::FLOAT, std::vector<Dim>(8, D(1)), 13);
+  TensorProto* w = m.mutable_graph()->add_initializer();
+  w->set_name("x");
+  w->set_data_type(TensorProto::FLOAT);
+  for (int i = 0; i < 8; ++i) w->add_dims(1);
+  w->add_float_data(-2.0F);
+  Expected<Model> rank8 = Load(m);
+  ASSERT_TRUE(rank8.ok()) << rank8.status().ToString();
+  Expected<std::vector<NamedTensor>> ran = rank8->Run(Cpu(), {});
+  ASSERT_TRUE(ran.ok()) << ran.status().ToString();
+  EXPECT_EQ(Values<float>((*ran)[0].tensor), (std::vector<float>{-1.0F}));
+
   // A graph output declared without a shape: the ONNX checker requires one.
   m = OneNode("Sign", TensorProto::FLOAT, {D(2), D(3)}, 13);
   m.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
@@ -711,6 +746,16 @@ TEST(OnnxRunErrors, OutputsAgainstTheirDeclarations) {
   EXPECT_EQ(r.status().message(),
             "graph output 'y' has shape [2]; the model declares [3] (dimension 0 differs)");
   EXPECT_TRUE(model->Run(Cpu(), {{"x", Tensor<float>(DataType::kFloat32, {3}, {-1, 0, 2})}}).ok());
+
+  // A dim with neither a value nor a name prints as '?'.
+  m = OneNode("Sign", TensorProto::FLOAT, {P("N"), P("K")}, 13);
+  declare_output(m, {P(""), D(3)});
+  model = Load(m);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  r = model->Run(Cpu(), {{"x", Tensor<float>(DataType::kFloat32, {2, 4}, std::vector<float>(8))}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "graph output 'y' has shape [2,4]; the model declares [?,3] (dimension 1 differs)");
 
   // y declared [K,N] while it gets x's [N,K]: fine for a square x only.
   m = OneNode("Sign", TensorProto::FLOAT, {P("N"), P("K")}, 13);
