@@ -259,6 +259,22 @@ TEST(TensorProtoDecode, Errors) {
     TensorProto t = Make(TensorProto::FLOAT, {1});
     t.clear_data_type();
     EXPECT_EQ(DecodeError(t), "TensorProto 't': data_type is not set");
+    t.set_data_type(TensorProto::UNDEFINED);  // set, to the value that means none
+    EXPECT_EQ(DecodeError(t), "TensorProto 't': data_type is not set");
+  }
+  {
+    // One element is "1 element".
+    TensorProto t = Make(TensorProto::FLOAT, {1});
+    t.set_raw_data(std::string(3, '\0'));
+    EXPECT_EQ(DecodeError(t),
+              "TensorProto 't': raw_data has 3 bytes; dims [1] (1 element) of FLOAT need 4");
+  }
+  {
+    // data_location set to DEFAULT is data in the message, as when it is absent.
+    TensorProto t = Make(TensorProto::FLOAT, {1});
+    t.set_data_location(TensorProto::DEFAULT);
+    t.add_float_data(-0.5F);
+    EXPECT_EQ(DecodeOk(t).data, Bytes<float>({-0.5F}));
   }
   for (int type :
        {int{TensorProto::STRING}, int{TensorProto::BOOL}, int{TensorProto::COMPLEX64}, 17, 99}) {
@@ -390,6 +406,20 @@ TEST_F(TensorFiles, PbRoundTrip) {
   EXPECT_EQ(back->type, h.type);
 }
 
+// A file one byte longer than the reader's 64 KiB buffer: its last read returns one byte.
+TEST_F(TensorFiles, PbFileOfOneByteMoreThanTheReadBuffer) {
+  HostTensor h;
+  h.type = DataType::kUInt8;
+  h.shape = {65525};  // 12 bytes of fields and tags around 65,525 bytes of raw_data
+  h.data.resize(65525);
+  for (size_t i = 0; i < h.data.size(); ++i) h.data[i] = static_cast<std::byte>(i * 7);
+  ASSERT_TRUE(WriteTensorFile(Path("big.pb"), h).ok());
+  ASSERT_EQ(std::filesystem::file_size(Path("big.pb")), 65537u);
+  Expected<HostTensor> back = ReadTensorFile(Path("big.pb"));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->data, h.data);
+}
+
 TEST_F(TensorFiles, MissingFile) {
   Expected<HostTensor> r = ReadTensorFile(Path("absent.pb"));
   ASSERT_FALSE(r.ok());
@@ -451,7 +481,8 @@ TEST_F(TensorFiles, NpyRoundTripAndFortranOrder) {
 
   // One dimension, or none, reads the same in either order; so does an empty array.
   for (const std::vector<uint64_t>& shape :
-       {std::vector<uint64_t>{3}, std::vector<uint64_t>{}, std::vector<uint64_t>{2, 0}}) {
+       {std::vector<uint64_t>{3}, std::vector<uint64_t>{}, std::vector<uint64_t>{2, 0},
+        std::vector<uint64_t>{1, 1}}) {
     uint64_t count = 1;
     for (uint64_t d : shape) count *= d;
     f.shape = shape;
@@ -497,6 +528,16 @@ TEST_F(TensorFiles, MalformedNpyNamesThePath) {
   EXPECT_EQ(m.find(Path("bad.npy"), 1), std::string::npos) << m;
 }
 #endif
+
+// ONNX's element type names by code: the first, the last, and past the last.
+TEST(OnnxDataTypeNames, FirstLastAndPast) {
+  EXPECT_EQ(OnnxDataTypeName(0), "UNDEFINED");
+  EXPECT_EQ(OnnxDataTypeName(1), "FLOAT");
+  EXPECT_EQ(OnnxDataTypeName(16), "BFLOAT16");
+  EXPECT_EQ(OnnxDataTypeName(24), "FLOAT8E8M0");
+  EXPECT_EQ(OnnxDataTypeName(25), "code 25");
+  EXPECT_EQ(OnnxDataTypeName(-1), "code -1");
+}
 
 TEST(CompareTensors, NanPayloadsAreEqualZerosAreNot) {
   HostTensor a;
@@ -544,6 +585,10 @@ TEST(CompareTensors, MismatchesShowValueAndBitsOfEveryType) {
     return CompareTensors(e, a).value_or("no mismatch reported");
   };
   const std::string prefix = "1 of 1 elements differ; first at [0]: got ";
+  // float32: 8 hex digits of bits; the smallest subnormal, -2^-149, to 17 significant digits.
+  EXPECT_EQ(
+      mismatch(DataType::kFloat32, Bytes<uint32_t>({0x3F800000u}), Bytes<uint32_t>({0x80000001u})),
+      prefix + "1 (0x3f800000), expected -1.4012984643248171e-45 (0x80000001)");
   EXPECT_EQ(mismatch(DataType::kFloat64, Bytes<uint64_t>({0x3FF8000000000000u}),
                      Bytes<uint64_t>({0x7FF8000000000000u})),
             prefix + "1.5 (0x3ff8000000000000), expected nan (0x7ff8000000000000)");
