@@ -214,6 +214,19 @@ TEST(Sizes, DirectMLSizesAre32Bit) {
   EXPECT_TRUE(ValidateSign(FeatureLevel::kExtended, t).ok());
 }
 
+TEST(Sizes, DirectMLAcceptsTheLargest32BitSize) {
+  const Status s =
+      ValidateSign(FeatureLevel::k6_4, Packed4(DataType::kInt8, {1, 1, 1, 4294967295ull}));
+  EXPECT_TRUE(s.ok()) << s.message();
+}
+
+// Every dimension is compared, the first included.
+TEST(Sizes, MustMatchInTheFirstDimension) {
+  ExpectRejected(Validate(FeatureLevel::kExtended, SignDesc{Packed4(DataType::kFloat32, {2, 3}),
+                                                            Packed4(DataType::kFloat32, {3, 3})}),
+                 {"output.sizes[0] is 3 but input.sizes[0] is 2", "same sizes"});
+}
+
 TEST(Sizes, DirectMLAllowsAtMost2To32Minus1Elements) {
   // 65535 * 65537 = 2^32 - 1 (accepted); 65536 * 65536 = 2^32 (rejected).
   EXPECT_TRUE(
@@ -250,6 +263,12 @@ TEST(Strides, CountMustMatchRank) {
 TEST(Strides, DirectMLStridesAre32Bit) {
   TensorDesc t = TensorDesc::Strided(DataType::kInt8, {1, 1, 2, 1}, {0, 0, 4294967296ll, 1});
   ExpectRejected(ValidateSign(FeatureLevel::k6_4, t), {"input.strides[2] is 4294967296"});
+}
+
+// Every stride is checked, the first included.
+TEST(Strides, DirectMLRefusesA64BitStrideInTheFirstDimension) {
+  const TensorDesc t = TensorDesc::Strided(DataType::kInt8, {2, 1, 1, 1}, {4294967296ll, 0, 0, 1});
+  ExpectRejected(ValidateSign(FeatureLevel::k6_4, t), {"input.strides[0] is 4294967296"});
 }
 
 TEST(Strides, DirectMLAcceptsTheLargest32BitStride) {
