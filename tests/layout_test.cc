@@ -529,6 +529,43 @@ TEST(Layout, PartialOverlapShiftedReversals) {
 
 // Tensors larger than every limit, at the default limits: a non-square transpose of each element
 // size, a batch of them, a shifted transpose, shifted reversals and a 3-d permutation.
+// Inputs whose walk does not nest: a row read again for every row (stride 0), rows that share
+// elements (pitch below the row), and a transpose whose rows share elements. With the limits
+// lowered they take the large-input paths, whose faster moves all need a nested input and must
+// hand such inputs on, untouched, to the element-by-element one.
+TEST(Layout, PartialOverlapOfInputsThatReadElementsTwice) {
+  const OverlapLimits limits(0, 0);
+  for (int threads : {1, 2}) {
+    for (const DataType type : kOneOfEachSize) {
+      const auto e = static_cast<int64_t>(ElementSize(type));
+      SCOPED_TRACE(std::string(Name(type)) + " threads " + std::to_string(threads));
+      for (const int64_t shift : {int64_t{0}, 3 * e, -40 * e}) {
+        RunShifted(OverlapDesc(0, type, {40, 48}, {0, 1}, {48, 1}), shift, threads);
+        RunShifted(OverlapDesc(1, type, {40, 48}, {17, 1}, {48, 1}), shift, threads);
+        RunShifted(OverlapDesc(0, type, {40, 48}, {1, 17}, {48, 1}), shift, threads);
+      }
+      if (HasFailure()) return;
+    }
+  }
+}
+
+// Vectors read with a stride other than 1 or -1 onto a packed output: none is a shifted reversal
+// (input stride -1), whatever the distance between the two.
+TEST(Layout, PartialOverlapOfStridedVectors) {
+  const OverlapLimits limits(0, 0);
+  for (const DataType type : kOneOfEachSize) {
+    const auto e = static_cast<int64_t>(ElementSize(type));
+    for (const int64_t stride : {int64_t{-3}, int64_t{-2}, int64_t{2}}) {
+      for (const int64_t shift : {-1999, -1000, -501, -1, 0, 1, 500, 999, 1998}) {
+        SCOPED_TRACE(std::string(Name(type)) + " stride " + std::to_string(stride) + " shift " +
+                     std::to_string(shift));
+        RunShifted(OverlapDesc(1, type, {1000}, {stride}, {1}), shift * e, 2);
+      }
+      if (HasFailure()) return;
+    }
+  }
+}
+
 TEST(Layout, PartialOverlapLargerThanTheLimits) {
   for (int threads : {1, 2}) {
     for (const DataType type : kOneOfEachSize) {
