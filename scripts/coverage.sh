@@ -14,12 +14,11 @@
 # A line counts as covered when any instantiation of it ran (gcovr --merge-lines). Branches that
 # only an exception's unwinding takes, and branches GCC marks unreachable, are excluded (the throw
 # branches after the merge, see below; gcovr's --exclude-unreachable-branches). The branch floor
-# applies outside
-# the SIMD kernels (src/cpu/simd/): each kernel is compiled once per SIMD target with its helpers
-# inlined (Highway's ops and HWY_INLINE are always_inline), so every loop's branches are counted
-# per target and per call site, and the AVX-512 targets cannot run on a CPU without AVX-512. The
-# kernels are held by their line coverage and by the tests that compare every compiled target with
-# the oracle; their branch figure is printed too.
+# applies outside the SIMD kernels (src/cpu/simd/): each kernel is compiled once per SIMD target
+# with its helpers inlined (Highway's ops and HWY_INLINE are always_inline), so every loop's
+# branches are counted per target and per call site, and the AVX-512 targets cannot run on a CPU
+# without AVX-512. The kernels are held by their line coverage and by the tests that compare every
+# compiled target with the oracle; their branch figure is printed too.
 # Writes REPORT_DIR/uncovered.txt (per file: lines, coverage and every uncovered line),
 # REPORT_DIR/index.html and REPORT_DIR/summary.json; fails when lines or branches fall below the
 # floors below.

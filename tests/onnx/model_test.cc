@@ -69,12 +69,13 @@ void SetValueInfo(::onnx::ValueInfoProto* v, const std::string& name, int type,
   return m;
 }
 
-std::vector<std::byte> Bytes(const ::onnx::ModelProto& m) {
-  const std::string s = m.SerializeAsString();
+std::vector<std::byte> Bytes(const std::string& s) {
   std::vector<std::byte> out(s.size());
   std::memcpy(out.data(), s.data(), s.size());
   return out;
 }
+
+std::vector<std::byte> Bytes(const ::onnx::ModelProto& m) { return Bytes(m.SerializeAsString()); }
 
 Expected<Model> Load(const ::onnx::ModelProto& m) { return Model::Parse(Bytes(m), "m.onnx"); }
 
@@ -778,8 +779,8 @@ class NodeTestDirectories : public testing::ScratchDirTest {
   // dir/model.onnx: Sign of a float32 [3].
   void WriteModel(const std::filesystem::path& dir) {
     std::filesystem::create_directories(dir);
-    const std::string bytes = OneNode("Sign", TensorProto::FLOAT, {D(3)}, 13).SerializeAsString();
-    testing::WriteFileBytes(dir / "model.onnx", AsBytes(bytes));
+    testing::WriteFileBytes(dir / "model.onnx",
+                            Bytes(OneNode("Sign", TensorProto::FLOAT, {D(3)}, 13)));
   }
   // dir/<stem>_0.pb, <stem>_1.pb, ... from `tensors`.
   static void WriteSet(const std::filesystem::path& dir, const std::string& stem,
@@ -789,11 +790,6 @@ class NodeTestDirectories : public testing::ScratchDirTest {
       const std::string path = (dir / (stem + "_" + std::to_string(i) + ".pb")).string();
       ASSERT_TRUE(WriteTensorFile(path, tensors[i]).ok()) << path;
     }
-  }
-  static std::vector<std::byte> AsBytes(const std::string& s) {
-    std::vector<std::byte> out(s.size());
-    std::memcpy(out.data(), s.data(), s.size());
-    return out;
   }
   static HostTensor F32(std::vector<float> v) {
     const uint64_t n = v.size();
@@ -810,7 +806,7 @@ TEST_F(NodeTestDirectories, FindsTheModelFoldersUnderAPath) {
   WriteModel(dir_ / "many" / "b");
   WriteModel(dir_ / "many" / "a");
   std::filesystem::create_directories(dir_ / "many" / "c_without_model");
-  testing::WriteFileBytes(dir_ / "many" / "file", AsBytes("x"));
+  testing::WriteFileBytes(dir_ / "many" / "file", Bytes("x"));
   EXPECT_EQ(
       FindNodeTestDirectories((dir_ / "many").string()),
       (std::vector<std::string>{(dir_ / "many" / "a").string(), (dir_ / "many" / "b").string()}));
@@ -856,9 +852,9 @@ TEST_F(NodeTestDirectories, EachDataSetIsRunInNumberOrderAndItsFaultNamed) {
   WriteSet(dir / "test_data_set_3", "input", {F32({1.0F, 2.0F})});  // the model takes [3]
   WriteSet(dir / "test_data_set_3", "output", {y});
   WriteSet(dir / "test_data_set_4", "input", {x});
-  testing::WriteFileBytes(dir / "test_data_set_4" / "output_0.pb", AsBytes("\xff\xff\xff"));
+  testing::WriteFileBytes(dir / "test_data_set_4" / "output_0.pb", Bytes("\xff\xff\xff"));
   std::filesystem::create_directories(dir / "test_data_set_5");
-  testing::WriteFileBytes(dir / "test_data_set_5" / "input_0.pb", AsBytes("\xff\xff\xff"));
+  testing::WriteFileBytes(dir / "test_data_set_5" / "input_0.pb", Bytes("\xff\xff\xff"));
   // Names past the number: other names sort after every number, among themselves by name.
   for (const char* name :
        {"test_data_set_x", "test_data_set_1234567890", "test_data_set_", "test_data_set_-1"}) {

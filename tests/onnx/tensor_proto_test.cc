@@ -2,7 +2,6 @@
 // Expected bytes are written out literally here (little-endian element bit patterns).
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
-#include <unistd.h>
 
 #include <bit>
 #include <cstdio>
@@ -381,17 +380,9 @@ TEST(TensorProtoEncode, RoundTrip) {
   EXPECT_EQ(back.shape, h.shape);
 }
 
-class TensorFiles : public ::testing::Test {
+class TensorFiles : public testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("eltwise_onnx_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
 };
 
 TEST_F(TensorFiles, PbRoundTrip) {
