@@ -10,6 +10,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/cpu_backend.h"
@@ -467,6 +468,25 @@ TEST(Layout, PartialOverlapFollowsTheElementMap) {
   }
 }
 
+// The element map on several threads, each task starting at its own element: tensors above the
+// size that takes threads (640 KB moved), with no transpose fitting a slot. A non-square transpose
+// onto itself and one shifted by 5 elements, a 3-d permutation shifted back by 7.
+TEST(Layout, PartialOverlapFollowsTheElementMapOnThreads) {
+  const OverlapLimits limits(0, 0);
+  for (const DataType type : kOneOfEachSize) {
+    const auto e = static_cast<int64_t>(ElementSize(type));
+    const uint64_t c = 800 / ElementSize(type);  // 400 rows of c: 320,000 bytes
+    const auto cc = static_cast<int64_t>(c);
+    for (const int threads : {2, 7}) {
+      SCOPED_TRACE(std::string(Name(type)) + " threads " + std::to_string(threads));
+      RunShifted(OverlapDesc(1, type, {400, c}, {1, 400}, {cc, 1}), 0, threads);
+      RunShifted(OverlapDesc(0, type, {400, c}, {1, 400}, {cc, 1}), 5 * e, threads);
+      RunShifted(OverlapDesc(1, type, {8, 50, c}, {50, 1, 400}, {50 * cc, cc, 1}), -7 * e, threads);
+      if (HasFailure()) return;
+    }
+  }
+}
+
 // Packed 3-d and 4-d tensors permuted onto themselves (every dim order of the input against the
 // packed output): a sequence of in-place transposes of dim groups, small limits making the small
 // tensors take the large ones' paths (a limit below some step's rows and columns: the element
@@ -549,19 +569,72 @@ TEST(Layout, PartialOverlapOfInputsThatReadElementsTwice) {
   }
 }
 
-// Vectors read with a stride other than 1 or -1 onto a packed output: none is a shifted reversal
-// (input stride -1), whatever the distance between the two.
+// Vectors read with a stride other than 1 or -1 onto a packed output, and vectors read backwards
+// onto an output of stride 2 or 3: none is a shifted reversal (input stride -1, output stride 1),
+// whatever the distance between the two.
 TEST(Layout, PartialOverlapOfStridedVectors) {
   const OverlapLimits limits(0, 0);
   for (const DataType type : kOneOfEachSize) {
     const auto e = static_cast<int64_t>(ElementSize(type));
-    for (const int64_t stride : {int64_t{-3}, int64_t{-2}, int64_t{2}}) {
+    const std::pair<int64_t, int64_t> strides[] = {{-3, 1}, {-2, 1}, {2, 1}, {-1, 2}, {-1, 3}};
+    for (const auto& [in_stride, out_stride] : strides) {
       for (const int64_t shift : {-1999, -1000, -501, -1, 0, 1, 500, 999, 1998}) {
-        SCOPED_TRACE(std::string(Name(type)) + " stride " + std::to_string(stride) + " shift " +
-                     std::to_string(shift));
-        RunShifted(OverlapDesc(1, type, {1000}, {stride}, {1}), shift * e, 2);
+        SCOPED_TRACE(std::string(Name(type)) + " strides " + std::to_string(in_stride) + ", " +
+                     std::to_string(out_stride) + " shift " + std::to_string(shift));
+        RunShifted(OverlapDesc(1, type, {1000}, {in_stride}, {out_stride}), shift * e, 2);
       }
       if (HasFailure()) return;
+    }
+  }
+}
+
+// A vector reversed onto itself half an element away, both at addresses that are not multiples of
+// the element size (any address is allowed): no whole number of elements apart, so not a shifted
+// reversal, whichever lies higher.
+TEST(Layout, PartialOverlapOfReversalsHalfAnElementApart) {
+  const OverlapLimits limits(0, 0);
+  for (const DataType type : {DataType::kFloat32, DataType::kFloat64}) {
+    const uint64_t e = ElementSize(type);
+    for (const uint64_t whole : {uint64_t{0}, uint64_t{3}, uint64_t{60}}) {
+      const uint64_t low = e / 2 - 1, high = low + whole * e + e / 2;
+      SCOPED_TRACE(std::string(Name(type)) + " input at " + std::to_string(low) + " and " +
+                   std::to_string(high));
+      const OperatorDesc desc = OverlapDesc(0, type, {100}, {-1}, {1});
+      RunAndCheck(desc, true, high, low);
+      RunAndCheck(desc, true, low, high);
+    }
+  }
+}
+
+// A single element overlapping itself by a fraction: no dims are left (rank 0), and the one
+// element still runs as a walk of one chunk.
+TEST(Layout, PartialOverlapOfASingleElement) {
+  for (const DataType type : {DataType::kFloat16, DataType::kFloat32, DataType::kFloat64}) {
+    const auto e = static_cast<int64_t>(ElementSize(type));
+    for (const std::vector<uint64_t>& sizes : {std::vector<uint64_t>{1}, {1, 1, 1}}) {
+      const std::vector<int64_t> strides(sizes.size(), 1);
+      for (int64_t shift = 1 - e; shift < e; ++shift) {
+        SCOPED_TRACE(std::string(Name(type)) + " rank " + std::to_string(sizes.size()) + " shift " +
+                     std::to_string(shift));
+        RunShifted(OverlapDesc(static_cast<int>(shift & 1), type, sizes, strides, strides), shift);
+      }
+    }
+  }
+}
+
+// Batches of square transposes onto themselves (the two innermost dims swapped): a mirror tile
+// holds several small matrices, each read transposed into its own plane of the tile.
+TEST(Layout, PartialOverlapBatchesOfSquareTransposes) {
+  for (const DataType type : kOneOfEachSize) {
+    for (const uint64_t n : {uint64_t{2}, uint64_t{8}, uint64_t{64}}) {
+      const auto nn = static_cast<int64_t>(n);
+      for (const uint64_t batch : {uint64_t{3}, uint64_t{5}}) {
+        SCOPED_TRACE(std::string(Name(type)) + " " + std::to_string(batch) + " of " +
+                     std::to_string(n) + "x" + std::to_string(n));
+        const std::vector<uint64_t> sizes = {batch, n, n};
+        RunShifted(OverlapDesc(0, type, sizes, {nn * nn, 1, nn}, {nn * nn, nn, 1}), 0);
+        RunShifted(OverlapDesc(1, type, sizes, {nn * nn, 1, nn}, {nn * nn, nn, 1}), 0, 2);
+      }
     }
   }
 }
