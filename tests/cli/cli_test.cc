@@ -114,13 +114,16 @@ class ScopedEnv {
 
 class Cli : public ScratchDirTest {
  protected:
+  // Appended to every command line (POSIX shells): " <&-" starts the tool with stdin closed.
+  std::string stdin_redirection_;
+
   fs::path Path(const std::string& name) const { return dir_ / name; }
 
   CliResult Run(const std::vector<std::string>& args) const {
     std::string command = std::string(ELTWISE_CLI_LAUNCHER) + " " + Quote(ToolPath());
     for (const std::string& a : args) command += " " + Quote(a);
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    command += " >" + Quote(out.string()) + " 2>" + Quote(err.string());
+    command += " >" + Quote(out.string()) + " 2>" + Quote(err.string()) + stdin_redirection_;
 #if defined(_WIN32)
     // cmd /c drops the first and the last quote of the line: one more pair keeps the words'.
     const int status = std::system(("\"" + command + "\"").c_str());
@@ -472,6 +475,16 @@ TEST_F(Cli, StreamedFileLargerThanTheDefaultChunk) {
 }
 
 #if !defined(_WIN32)
+// Started with its standard input closed (as some job runners start programs), the tool gets
+// descriptor 0 for the first file it opens: IN read through descriptor 0 is a file like any other.
+TEST_F(Cli, ClosedStandardInput) {
+  stdin_redirection_ = " <&-";
+  const std::vector<std::byte> values = TestInputs(DataType::kFloat32, 64);
+  const std::string shape = "(" + std::to_string(values.size() / 4) + ",)";
+  RunAndCheck(DataType::kFloat32, false, false, shape, 1, values, "round",
+              "halves_to_nearest_even");
+}
+
 // POSIX: the tool started through /bin/sh (so a cross build's launcher applies), its pid returned.
 pid_t SpawnShell(const std::string& command) {
   const std::string line = "exec " + command;
@@ -652,7 +665,8 @@ TEST_F(Cli, IoErrorsExitOne) {
   const fs::path out = Path("out.npy");
   const std::vector<std::byte> sentinel = TestBytes("sentinel");
   WriteFileBytes(out, sentinel);
-  ExpectRejectedRun({"sign", Path("missing.npy").string(), out.string()}, 1, "missing.npy");
+  ExpectRejectedRun({"sign", Path("missing.npy").string(), out.string()}, 1,
+                    "cannot open '" + Path("missing.npy").string() + "'");
   EXPECT_EQ(ReadFileBytes(out), sentinel);
 
   const fs::path in = Path("in.npy");

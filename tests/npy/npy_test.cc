@@ -3,13 +3,23 @@
 #include "npy/npy.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <random>
+#include <thread>
+
+#if !defined(_WIN32)
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #include "npy_bytes.h"
 #include "scratch_files.h"
@@ -612,6 +622,13 @@ TEST_F(NpyFiles, InputFileAgreesWithParse) {
       check(corrupted, "corruption " + std::to_string(trial));
     }
   }
+  // A header of exactly the most bytes InputFile reads (1 MiB, no padding) is read.
+  const std::string dict = TestDict("<f4", false, "(1,)");
+  const std::vector<std::byte> longest =
+      TestNpyFile(2, dict + std::string((size_t{1} << 20) - 1 - dict.size(), ' '),
+                  CountingBytes(DataType::kFloat32, 1), 1);
+  ASSERT_EQ(longest.size(), 12 + (size_t{1} << 20) + 4);
+  check(longest, "a header of 1 MiB");
   // A header longer than InputFile reads (Parse has no such limit): named in the message.
   std::vector<std::byte> long_header =
       TestNpyFile(2, TestDict("<f4", false, "(1,)") + std::string(2 << 20, ' '), data);
@@ -647,6 +664,201 @@ TEST_F(NpyFiles, PendingFileReplacesOnlyOnCommit) {
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
   EXPECT_EQ(files, 1u);
 }
+
+// The temporary's name: `.NAME.tmp-PROCESS-COUNTER` beside the target. A name that exists is
+// skipped for the next counter, up to 100 names a call; then creation fails with the system's
+// reason.
+TEST_F(NpyFiles, PendingFileSkipsNamesThatExist) {
+  const fs::path path = dir_ / "out.npy";
+  std::string prefix;
+  uint64_t next = 0;
+  {
+    Expected<npy::PendingFile> probe = npy::PendingFile::Create(path.string());
+    ASSERT_TRUE(probe.ok()) << probe.status().ToString();
+    const std::string& temp = probe->temp_path();
+    prefix = temp.substr(0, temp.rfind('-') + 1);
+    ASSERT_EQ(prefix.rfind((dir_ / ".out.npy.tmp-").string(), 0), 0u) << temp;
+    next = std::stoull(temp.substr(prefix.size())) + 1;
+  }
+  const auto occupy = [&](uint64_t first, uint64_t count) {
+    for (uint64_t c = first; c < first + count; ++c) {
+      WriteFileBytes(prefix + std::to_string(c), TestBytes("taken"));
+    }
+  };
+  occupy(next, 99);  // the 100th name a call tries is used
+  Expected<npy::PendingFile> file = npy::PendingFile::Create(path.string());
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  EXPECT_EQ(file->temp_path(), prefix + std::to_string(next + 99));
+  ASSERT_TRUE(file->Write(TestBytes("new")).ok());
+  ASSERT_TRUE(file->Commit().ok());
+  EXPECT_EQ(ReadFileBytes(path), TestBytes("new"));
+
+  next += 100;
+  occupy(next, 100);  // every name one call tries
+  Expected<npy::PendingFile> refused = npy::PendingFile::Create(path.string());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kIoError);
+  EXPECT_EQ(refused.status().message(),
+            "cannot create a temporary file for '" + path.string() + "': " + std::strerror(EEXIST));
+  EXPECT_EQ(ReadFileBytes(path), TestBytes("new"));
+}
+
+#if !defined(_WIN32)
+bool IsOpen(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
+
+// Standard input closed for a test's scope, so that the next file opened gets descriptor 0; put
+// back at the end, also when an assertion leaves the test early.
+class StdinClosed {
+ public:
+  StdinClosed() : saved_(::dup(0)) { ::close(0); }
+  ~StdinClosed() {
+    if (saved_ >= 0) {
+      ::dup2(saved_, 0);
+      ::close(saved_);
+    }
+  }
+  StdinClosed(const StdinClosed&) = delete;
+  StdinClosed& operator=(const StdinClosed&) = delete;
+  bool ok() const { return saved_ >= 0; }
+
+ private:
+  int saved_;
+};
+
+// With standard input closed, the next file opened gets descriptor 0 (a tool started with stdin
+// closed). The temporary and the streamed reader use it as any other and close it when done.
+TEST_F(NpyFiles, DescriptorZeroIsAFileLikeAnyOther) {
+  const fs::path in = dir_ / "in.npy", other = dir_ / "other.npy", out = dir_ / "out.npy";
+  const std::vector<std::byte> data = CountingBytes(DataType::kUInt16, 6);
+  WriteFileBytes(in, TestNpyFile(1, TestDict("<u2", false, "(2, 3)"), data));
+  WriteFileBytes(other, TestNpyFile(1, TestDict("<u2", false, "(6,)"), data));
+  const StdinClosed closed;
+  ASSERT_TRUE(closed.ok());
+  ASSERT_FALSE(IsOpen(0));
+  {
+    Expected<npy::PendingFile> file = npy::PendingFile::Create(out.string());
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    EXPECT_TRUE(IsOpen(0));  // the temporary
+    ASSERT_TRUE(file->Write(TestBytes("abc")).ok());
+    ASSERT_TRUE(file->Commit().ok());
+    EXPECT_FALSE(IsOpen(0));
+  }
+  EXPECT_EQ(ReadFileBytes(out), TestBytes("abc"));
+  {
+    Expected<npy::PendingFile> file = npy::PendingFile::Create(out.string());
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    EXPECT_TRUE(IsOpen(0));
+  }  // discarded
+  EXPECT_FALSE(IsOpen(0));
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
+  EXPECT_EQ(files, 3u);  // in, other and out: no temporary left
+
+  Expected<npy::InputFile> input = npy::InputFile::Open(in.string());
+  ASSERT_TRUE(input.ok()) << input.status().ToString();
+  EXPECT_TRUE(IsOpen(0));
+  std::vector<std::byte> read(data.size());
+  ASSERT_TRUE(input->ReadData(read).ok());
+  EXPECT_EQ(read, data);
+  Expected<npy::InputFile> second = npy::InputFile::Open(other.string());
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  *input = std::move(*second);  // closes descriptor 0
+  EXPECT_FALSE(IsOpen(0));
+  EXPECT_EQ(input->header().shape, std::vector<uint64_t>{6});
+  {
+    Expected<npy::InputFile> third = npy::InputFile::Open(in.string());
+    ASSERT_TRUE(third.ok()) << third.status().ToString();
+    EXPECT_TRUE(IsOpen(0));
+  }  // destroyed
+  EXPECT_FALSE(IsOpen(0));
+}
+
+// Closing twice (Close, Discard, then the destructor) closes a descriptor once: a descriptor the
+// process opened since, here 0, stays open.
+TEST_F(NpyFiles, ClosingTwiceClosesOnce) {
+  const fs::path in = dir_ / "in.npy", out = dir_ / "out.npy";
+  WriteFileBytes(
+      in, TestNpyFile(1, TestDict("<u2", false, "(6,)"), CountingBytes(DataType::kUInt16, 6)));
+  const StdinClosed closed;
+  ASSERT_TRUE(closed.ok());
+  {
+    Expected<npy::InputFile> input = npy::InputFile::Open(in.string());
+    ASSERT_TRUE(input.ok()) << input.status().ToString();
+    input->Close();
+    const int other = ::open(in.c_str(), O_RDONLY);  // descriptor 0, free again
+    ASSERT_EQ(other, 0);
+  }  // the destructor closes nothing more
+  EXPECT_TRUE(IsOpen(0));
+  ::close(0);
+  {
+    Expected<npy::PendingFile> file = npy::PendingFile::Create(out.string());
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    file->Discard();
+    const int other = ::open(in.c_str(), O_RDONLY);
+    ASSERT_EQ(other, 0);
+  }
+  EXPECT_TRUE(IsOpen(0));
+  ::close(0);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+// A FIFO's writer: opens `path` for writing (it waits for the reader), writes `bytes` in one
+// call (under PIPE_BUF: the reader sees all or nothing of it) and closes, ending the stream.
+std::jthread FeedFifo(const fs::path& path, std::vector<std::byte> bytes) {
+  return std::jthread([path, bytes = std::move(bytes)] {
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);  // a reader gone early: EPIPE, not death
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    if (fd < 0) return;
+    [[maybe_unused]] const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    ::close(fd);
+  });
+}
+
+// Streamed input with no size known up front (a FIFO): the data's end is found by reading one
+// byte more, so trailing bytes are reported as the data and one byte over; a stream that ends
+// inside the header is reported as Parse reports the same bytes.
+TEST_F(NpyFiles, InputFileFromAFifo) {
+  const fs::path fifo = dir_ / "in.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  const std::vector<std::byte> data = CountingBytes(DataType::kFloat32, 6);
+  const std::vector<std::byte> good = TestNpyFile(1, TestDict("<f4", false, "(2, 3)"), data);
+  ASSERT_LT(good.size() + 3, size_t{PIPE_BUF});
+  {
+    const std::jthread writer = FeedFifo(fifo, good);
+    Expected<npy::InputFile> input = npy::InputFile::Open(fifo.string());
+    ASSERT_TRUE(input.ok()) << input.status().ToString();
+    std::vector<std::byte> read(data.size());
+    ASSERT_TRUE(input->ReadData(read).ok());
+    EXPECT_EQ(read, data);
+  }
+  {
+    std::vector<std::byte> longer = good;
+    longer.resize(good.size() + 3, std::byte{9});
+    const std::jthread writer = FeedFifo(fifo, longer);
+    Expected<npy::InputFile> input = npy::InputFile::Open(fifo.string());
+    ASSERT_TRUE(input.ok()) << input.status().ToString();
+    std::vector<std::byte> read(data.size());
+    const Status s = input->ReadData(read);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(s.message(), fifo.string() +
+                               ": .npy data has 25 bytes but shape (2, 3) of float32 needs 24 "
+                               "(trailing bytes)");
+  }
+  {
+    const std::vector<std::byte> preamble(good.begin(), good.begin() + 12);
+    const std::jthread writer = FeedFifo(fifo, preamble);
+    Expected<npy::InputFile> input = npy::InputFile::Open(fifo.string());
+    Expected<npy::Array> parsed = npy::Parse(preamble);
+    ASSERT_FALSE(parsed.ok());
+    ASSERT_FALSE(input.ok());
+    EXPECT_EQ(input.status().code(), parsed.status().code());
+    EXPECT_EQ(input.status().message(), fifo.string() + ": " + parsed.status().message());
+  }
+}
+#endif
 
 // The vectorized byte swap against a byte-by-byte reversal, for every element size.
 TEST(NpySwap, SwapElementBytesReversesEachElement) {
