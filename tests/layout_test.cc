@@ -332,6 +332,47 @@ TEST(Layout, PartialOverlapRisingWalksThatCross) {
         RunShifted(OverlapDesc(1, type, sizes, {200, 1}, {210, 1}), -shift, threads);
         // Every second element gathered into packed rows.
         RunShifted(OverlapDesc(0, type, sizes, {420, 2}, {200, 1}), 22 * crossing_row * e, threads);
+        // Packed rows spread to every second element: out - in = shift + 220 e r + e c, crossing
+        // zero mid-row, between two elements when a byte is added.
+        const int64_t spread = -(220 * crossing_row + 100) * e;
+        RunShifted(OverlapDesc(1, type, sizes, {200, 1}, {420, 2}), spread, threads);
+        if (e > 1) RunShifted(OverlapDesc(0, type, sizes, {200, 1}, {420, 2}), spread + 1, threads);
+      }
+    }
+  }
+}
+
+// A rank-8 tensor reversed onto itself in every second dim (no two dims merge): mirror tiles
+// over the most dims a plan has.
+TEST(Layout, PartialOverlapMirrorOfRankEight) {
+  const std::vector<uint64_t> sizes = {2, 3, 2, 3, 2, 3, 2, 3};
+  const std::vector<size_t> order = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (const DataType type :
+       {DataType::kUInt8, DataType::kFloat16, DataType::kFloat32, DataType::kFloat64}) {
+    SCOPED_TRACE(Name(type));
+    const std::vector<int64_t> in = StoredStrides(sizes, order, 0, 0);
+    const std::vector<int64_t> out = StoredStrides(sizes, order, 0, 0x55u);
+    RunShifted(OverlapDesc(0, type, sizes, in, out), 0);
+    RunShifted(OverlapDesc(1, type, sizes, in, out), 0, 2);
+  }
+}
+
+// Packed rows spread to every second element, each output row starting one element after the
+// previous row's last (rows of n in a pitch of 2n - 1): out - in = shift + (n - 1) e r + e c.
+// The shift puts a row's last element a byte below its input, so the next row's first output
+// covers part of that input: the last element must run in the rising pass, before the next
+// row's first. Rows of 16 KiB or more, so that the two lie in different chunks.
+TEST(Layout, PartialOverlapOfRowsThatMeetAtTheirEnds) {
+  for (const DataType type : {DataType::kFloat16, DataType::kFloat32, DataType::kFloat64}) {
+    const auto e = static_cast<int64_t>(ElementSize(type));
+    for (const int64_t n : {int64_t{50}, int64_t{10000}}) {
+      const auto un = static_cast<uint64_t>(n);
+      for (const int64_t row : {int64_t{0}, int64_t{1}}) {
+        SCOPED_TRACE(std::string(Name(type)) + " n " + std::to_string(n) + " row " +
+                     std::to_string(row));
+        const int64_t shift = -(row + 1) * (n - 1) * e;
+        RunShifted(OverlapDesc(0, type, {3, un}, {n, 1}, {2 * n - 1, 2}), shift - 1);
+        RunShifted(OverlapDesc(1, type, {3, un}, {n, 1}, {2 * n - 1, 2}), shift + 1);
       }
     }
   }
