@@ -591,7 +591,8 @@ TEST(Layout, PartialOverlapShiftedReversals) {
 // Tensors larger than every limit, at the default limits: a non-square transpose of each element
 // size, a batch of them, a shifted transpose, shifted reversals and a 3-d permutation.
 // Inputs whose walk does not nest: a row read again for every row (stride 0), rows that share
-// elements (pitch below the row), and a transpose whose rows share elements. With the limits
+// elements (pitch below the row, or one below it: each row's last is the next row's first), and a
+// transpose whose rows share elements. With the limits
 // lowered they take the large-input paths, whose faster moves all need a nested input and must
 // hand such inputs on, untouched, to the element-by-element one.
 TEST(Layout, PartialOverlapOfInputsThatReadElementsTwice) {
@@ -603,6 +604,7 @@ TEST(Layout, PartialOverlapOfInputsThatReadElementsTwice) {
       for (const int64_t shift : {int64_t{0}, 3 * e, -40 * e}) {
         RunShifted(OverlapDesc(0, type, {40, 48}, {0, 1}, {48, 1}), shift, threads);
         RunShifted(OverlapDesc(1, type, {40, 48}, {17, 1}, {48, 1}), shift, threads);
+        RunShifted(OverlapDesc(0, type, {40, 48}, {47, 1}, {48, 1}), shift, threads);
         RunShifted(OverlapDesc(0, type, {40, 48}, {1, 17}, {48, 1}), shift, threads);
       }
       if (HasFailure()) return;
