@@ -561,7 +561,10 @@ TEST_F(NpyFiles, ReadErrors) {
   Expected<npy::Array> missing = npy::Read((dir_ / "missing.npy").string());
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kIoError);
-  EXPECT_NE(missing.status().message().find("missing.npy"), std::string::npos);
+  EXPECT_EQ(missing.status().message().rfind(
+                "cannot open '" + (dir_ / "missing.npy").string() + "': ", 0),
+            0u)
+      << missing.status().message();
 
   Expected<npy::Array> directory = npy::Read(dir_.string());
   ASSERT_FALSE(directory.ok());
@@ -753,6 +756,11 @@ TEST_F(NpyFiles, DescriptorZeroIsAFileLikeAnyOther) {
   size_t files = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
   EXPECT_EQ(files, 3u);  // in, other and out: no temporary left
+
+  Expected<npy::Array> whole = npy::Read(in.string());  // through descriptor 0, then closed
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(whole->data, data);
+  EXPECT_FALSE(IsOpen(0));
 
   Expected<npy::InputFile> input = npy::InputFile::Open(in.string());
   ASSERT_TRUE(input.ok()) << input.status().ToString();
