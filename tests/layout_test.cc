@@ -588,13 +588,11 @@ TEST(Layout, PartialOverlapShiftedReversals) {
   }
 }
 
-// Tensors larger than every limit, at the default limits: a non-square transpose of each element
-// size, a batch of them, a shifted transpose, shifted reversals and a 3-d permutation.
 // Inputs whose walk does not nest: a row read again for every row (stride 0), rows that share
 // elements (pitch below the row, or one below it: each row's last is the next row's first), and a
-// transpose whose rows share elements. With the limits
-// lowered they take the large-input paths, whose faster moves all need a nested input and must
-// hand such inputs on, untouched, to the element-by-element one.
+// transpose whose rows share elements. With the limits lowered they take the large-input paths,
+// whose faster moves all need a nested input and must hand such inputs on, untouched, to the
+// element-by-element one.
 TEST(Layout, PartialOverlapOfInputsThatReadElementsTwice) {
   const OverlapLimits limits(0, 0);
   for (int threads : {1, 2}) {
@@ -682,6 +680,8 @@ TEST(Layout, PartialOverlapBatchesOfSquareTransposes) {
   }
 }
 
+// Tensors larger than every limit, at the default limits: a non-square transpose of each element
+// size, a batch of them, a shifted transpose, shifted reversals and a 3-d permutation.
 TEST(Layout, PartialOverlapLargerThanTheLimits) {
   for (int threads : {1, 2}) {
     for (const DataType type : kOneOfEachSize) {

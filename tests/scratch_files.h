@@ -42,6 +42,12 @@ class ScratchDirTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
+  // How many entries dir_ holds (to check that no temporary file was left behind).
+  size_t FilesInDir() const {
+    return static_cast<size_t>(std::distance(std::filesystem::directory_iterator(dir_),
+                                             std::filesystem::directory_iterator()));
+  }
+
   std::filesystem::path dir_;
 };
 

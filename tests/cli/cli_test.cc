@@ -178,9 +178,8 @@ class Cli : public ScratchDirTest {
                       << ", got " << ToString(type, got);
       }
     }
-    size_t files = 0;  // in (and out), stdout, stderr: no temporary left
-    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
-    EXPECT_EQ(files, in_place ? 3u : 4u) << "a temporary file was left behind";
+    // in (and out), stdout, stderr: no temporary left
+    EXPECT_EQ(FilesInDir(), in_place ? 3u : 4u) << "a temporary file was left behind";
   }
 
   // Runs `args` (ending in IN OUT) and checks the rejection contract: exit code `code`, one line on
@@ -195,9 +194,7 @@ class Cli : public ScratchDirTest {
     args.push_back(out.string());
     ExpectRejectedRun(args, code, phrase);
     EXPECT_EQ(ReadFileBytes(out), sentinel);
-    size_t files = 0;
-    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
-    EXPECT_EQ(files, 4u) << "a temporary file was left behind";  // in, out, stdout, stderr
+    EXPECT_EQ(FilesInDir(), 4u) << "a temporary file was left behind";  // in, out, stdout, stderr
   }
 
   void ExpectRejectedRun(const std::vector<std::string>& args, int code,
@@ -307,9 +304,7 @@ TEST_F(Cli, InPlaceFile) {
   const float want[4] = {-3.0f, -1.0f, 1.0f, 4.0f};
   ASSERT_EQ(result.data.size(), sizeof want);
   EXPECT_EQ(std::memcmp(TestInByteOrder(result.data, 4, false).data(), want, sizeof want), 0);
-  size_t files = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++files;
-  EXPECT_EQ(files, 3u);  // same.npy, stdout, stderr
+  EXPECT_EQ(FilesInDir(), 3u);  // same.npy, stdout, stderr
 }
 
 TEST_F(Cli, ZeroDimensionalArray) {

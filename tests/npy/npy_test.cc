@@ -552,9 +552,7 @@ TEST_F(NpyFiles, WriteErrorsLeaveTheTargetUntouched) {
   fs::create_directories(dir_ / "dir.npy" / "x");
   s = npy::Write((dir_ / "dir.npy").string(), a);
   EXPECT_EQ(s.code(), StatusCode::kIoError);
-  size_t files = 0;
-  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
-  EXPECT_EQ(files, 2u);  // out.npy and dir.npy only
+  EXPECT_EQ(FilesInDir(), 2u);  // out.npy and dir.npy only
 }
 
 TEST_F(NpyFiles, ReadErrors) {
@@ -663,9 +661,7 @@ TEST_F(NpyFiles, PendingFileReplacesOnlyOnCommit) {
   ASSERT_TRUE(file->Write(TestBytes("w")).ok());
   ASSERT_TRUE(file->Commit().ok());
   EXPECT_EQ(ReadFileBytes(path), TestBytes("new"));
-  size_t files = 0;
-  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
-  EXPECT_EQ(files, 1u);
+  EXPECT_EQ(FilesInDir(), 1u);
 }
 
 // The temporary's name: `.NAME.tmp-PROCESS-COUNTER` beside the target. A name that exists is
@@ -753,9 +749,7 @@ TEST_F(NpyFiles, DescriptorZeroIsAFileLikeAnyOther) {
     EXPECT_TRUE(IsOpen(0));
   }  // discarded
   EXPECT_FALSE(IsOpen(0));
-  size_t files = 0;
-  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
-  EXPECT_EQ(files, 3u);  // in, other and out: no temporary left
+  EXPECT_EQ(FilesInDir(), 3u);  // in, other and out: no temporary left
 
   Expected<npy::Array> whole = npy::Read(in.string());  // through descriptor 0, then closed
   ASSERT_TRUE(whole.ok()) << whole.status().ToString();
