@@ -432,8 +432,18 @@ TEST(Layout, PartialOverlapStagingIsBounded) {
     // A fraction of an element away from itself: moved into the output's bytes, then permuted.
     const DataType u16 = DataType::kUInt16;
     EXPECT_LE(staged(OverlapDesc(0, u16, square, rows, columns), 1, threads), kBound);
-    // Still copied: a fraction of an element away and into a padded output.
+    // A row broadcast to every row (a zero stride), and a column to every column transposed,
+    // anywhere over the output: the slice of the broadcast dims at 0 first, then copied on.
+    EXPECT_LE(staged(OverlapDesc(0, t, {3, 1500, 1500}, {0, 1500, 1}, {2250000, 1500, 1}),
+                     700 * 1500, threads),
+              kBound);
+    EXPECT_LE(
+        staged(OverlapDesc(1, u16, {2, 1500, 1500}, {0, 1, 1500}, {2250000, 1500, 1}), 3, threads),
+        kBound);
+    // Still copied: a fraction of an element away and into a padded output, and rows that share
+    // elements.
     EXPECT_EQ(staged(OverlapDesc(0, u16, square, columns, pitch), 1, threads), 2u * 1500 * 1500);
+    EXPECT_EQ(staged(OverlapDesc(0, t, square, {700, 1}, rows), 0, threads), 1499u * 700 + 1500);
   }
 }
 
@@ -590,9 +600,9 @@ TEST(Layout, PartialOverlapShiftedReversals) {
 
 // Inputs whose walk does not nest: a row read again for every row (stride 0), rows that share
 // elements (pitch below the row, or one below it: each row's last is the next row's first), and a
-// transpose whose rows share elements. With the limits lowered they take the large-input paths,
-// whose faster moves all need a nested input and must hand such inputs on, untouched, to the
-// element-by-element one.
+// transpose whose rows share elements. With the limits lowered they take the large-input paths:
+// the stride 0 its broadcast slice; the others, which every faster move must hand on untouched
+// (each needs a nested input), the copy of the whole input.
 TEST(Layout, PartialOverlapOfInputsThatReadElementsTwice) {
   const OverlapLimits limits(0, 0);
   for (int threads : {1, 2}) {
@@ -606,6 +616,39 @@ TEST(Layout, PartialOverlapOfInputsThatReadElementsTwice) {
         RunShifted(OverlapDesc(0, type, {40, 48}, {1, 17}, {48, 1}), shift, threads);
       }
       if (HasFailure()) return;
+    }
+  }
+}
+
+// Inputs broadcast along some dims (a zero stride) over their own output: one dim or several,
+// outer, middle or inner, with the other dims transposed or reversed, into packed and padded
+// outputs, at whole and fractional distances. With the limits lowered they take the broadcast
+// slice: the slice of the broadcast dims at 0 runs first, then is copied on.
+TEST(Layout, PartialOverlapOfBroadcastInputs) {
+  const OverlapLimits limits(0, 0);
+  const std::vector<uint64_t> sizes = {6, 7, 9};
+  struct Walks {
+    std::vector<int64_t> in, out;
+  };
+  const Walks walks[] = {
+      {{0, 9, 1}, {63, 9, 1}},   {{9, 0, 1}, {63, 9, 1}},   {{7, 1, 0}, {63, 9, 1}},
+      {{0, 0, 1}, {63, 9, 1}},   {{0, 1, 0}, {63, 9, 1}},   {{0, 1, 7}, {63, 9, 1}},
+      {{0, -9, -1}, {63, 9, 1}}, {{1, 0, -6}, {63, 9, 1}},  {{0, 9, 1}, {80, 10, 1}},
+      {{0, 1, 7}, {1, 60, 6}},   {{-1, 0, 0}, {70, 10, 1}}, {{0, 12, 1}, {-63, -9, 1}},
+  };
+  for (int threads : {1, 2}) {
+    for (const DataType type : kOneOfEachSize) {
+      const auto e = static_cast<int64_t>(ElementSize(type));
+      for (size_t w = 0; w < std::size(walks); ++w) {
+        for (const int64_t shift : {int64_t{0}, e, -5 * e, 20 * e, e / 2, -3 * e - e / 2}) {
+          if (shift % e != 0 && e == 1) continue;
+          SCOPED_TRACE(std::string(Name(type)) + " walks " + std::to_string(w) + " shift " +
+                       std::to_string(shift) + " threads " + std::to_string(threads));
+          RunShifted(OverlapDesc(static_cast<int>(w % 2), type, sizes, walks[w].in, walks[w].out),
+                     shift, threads);
+        }
+        if (HasFailure()) return;
+      }
     }
   }
 }

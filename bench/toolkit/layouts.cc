@@ -24,6 +24,7 @@ constexpr std::pair<std::string_view, Layout> kLayoutNames[] = {
     {"overlap_reverse_shifted", Layout::kOverlapReverseShifted},
     {"overlap_permute", Layout::kOverlapPermute},
     {"overlap_transpose_shifted", Layout::kOverlapTransposeShifted},
+    {"overlap_broadcast", Layout::kOverlapBroadcast},
     {"nchw_to_nhwc", Layout::kNchwToNhwc},
     {"nhwc_to_nchw", Layout::kNhwcToNchw},
     {"batched_transpose", Layout::kBatchedTranspose},
@@ -151,6 +152,16 @@ Shapes MakeShapes(Layout layout, DataType type, uint64_t bytes) {
       s.output = TensorDesc::Packed(type, {n});
       s.output_shift = n / 4 * esize;
       break;
+    case Layout::kOverlapBroadcast: {
+      // A vector of n / 4 elements broadcast to 4 packed rows (input stride 0 across them), the
+      // output half a row further on: row 0 first (rising walks), then copied onto the others.
+      const uint64_t m = std::max<uint64_t>(1, n / 4);
+      n = 4 * m;
+      s.input = TensorDesc::Strided(type, {4, m}, {0, 1});
+      s.output = TensorDesc::Packed(type, s.input.sizes);
+      s.output_shift = m / 2 * esize;
+      break;
+    }
     case Layout::kOverlapPermute: {
       // (a, b, 64) stored as (b, a, 64) with a = 2 b, onto itself: chunks of 64 elements.
       const uint64_t b =
@@ -169,7 +180,8 @@ Shapes MakeShapes(Layout layout, DataType type, uint64_t bytes) {
                     layout == Layout::kOverlapCross || layout == Layout::kOverlapTranspose ||
                     layout == Layout::kOverlapReverse || layout == Layout::kOverlapTransposeWide ||
                     layout == Layout::kOverlapReverseShifted || layout == Layout::kOverlapPermute ||
-                    layout == Layout::kOverlapTransposeShifted;
+                    layout == Layout::kOverlapTransposeShifted ||
+                    layout == Layout::kOverlapBroadcast;
   return s;
 }
 

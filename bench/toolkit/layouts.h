@@ -28,6 +28,7 @@ enum class Layout {
   kOverlapReverseShifted,    // a vector reversed, the output a quarter of it further on
   kOverlapPermute,           // (a, b, 64) with a and b swapped onto itself (a != b)
   kOverlapTransposeShifted,  // overlap_transpose_wide, the output one element further on
+  kOverlapBroadcast,         // a vector broadcast to 4 rows, the output half a row further on
   kNchwToNhwc,               // a 4-D NCHW activation (1 x 64 x H x W) written as NHWC
   kNhwcToNchw,               // a 4-D NHWC activation (1 x H x W x 64) written as NCHW
   kBatchedTranspose,         // a 3-D batch of 64 x 256 matrices, each written transposed
@@ -36,7 +37,8 @@ enum class Layout {
 // "contiguous", "inplace", "transposed", "broadcast", "rows", "gathered", "gathered3",
 // "gathered4", "overlap", "overlap_cross", "overlap_transpose", "overlap_reverse",
 // "overlap_transpose_wide", "overlap_reverse_shifted", "overlap_permute",
-// "overlap_transpose_shifted", "nchw_to_nhwc", "nhwc_to_nchw", "batched_transpose".
+// "overlap_transpose_shifted", "overlap_broadcast", "nchw_to_nhwc", "nhwc_to_nchw",
+// "batched_transpose".
 std::optional<Layout> ParseLayout(std::string_view name);
 
 // The layouts timed unless others are asked for.
@@ -52,6 +54,7 @@ inline constexpr std::string_view kLayoutsHelp =
     "overlap_reverse_shifted (a vector reversed, the output a quarter of it further on) "
     "overlap_permute (dims a, b of (a, b, 64) swapped onto itself, a = 2 b) "
     "overlap_transpose_shifted (overlap_transpose_wide, the output one element further on) "
+    "overlap_broadcast (a vector broadcast to 4 rows, the output half a row further on) "
     "nchw_to_nhwc (a 1x64xHxW activation written channels-last) nhwc_to_nchw (the reverse) "
     "batched_transpose (a batch of 64x256 matrices, each written transposed)";
 

@@ -41,9 +41,10 @@ enum class OverlapStaging : uint8_t {
                 // any other distance, as kWholeInput
   kWholeInput,  // any other walk: no order of bounded chunks is exact. The backend copies an
                 // input span of at most 1 MiB whole; beyond, it uses bounded schemes by shape
-                // (shifted reversals, permutations of packed dims, a move through a packed
-                // output's bytes, the element map of invertible walks: src/cpu/partial_overlap.cc,
-                // Note [partial overlap on the CPU]) and copies the span only when none applies
+                // (a broadcast input's slice first, shifted reversals, permutations of packed
+                // dims, a move through a packed output's bytes, the element map of invertible
+                // walks: src/cpu/partial_overlap.cc, Note [partial overlap on the CPU]) and
+                // copies the span only when none applies
 };
 
 // How a partial overlap of input and output is made exact (decided once by MakePlan).

@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/cpu_backend.h"
@@ -67,6 +68,10 @@ namespace {
 // scheme that applies:
 //  * an input span of at most kSmallInputCopyBytes is copied whole, then the plan runs from the
 //    copy (the fastest way, and bounded);
+//  * a zero input stride in some dims, not all (RunThroughBroadcastSlice): output elements that
+//    differ only in those dims are f of the same input bits, so the slice with those dims at 0
+//    runs first (exactly, by these schemes: no stride is 0 in it), then is copied as bits onto the
+//    rest of the output, which no longer needs any input;
 //  * a packed vector reversed onto itself at another distance than the mirror one
 //    (ShiftedReversal): element i's output is the input of P - i and the reverse, so pairs of
 //    tiles {T, P - T} are read, then written, in any order; elements whose partner lies outside
@@ -91,8 +96,9 @@ namespace {
 //    holds one raw value at a time (a batch of kChainBatch, for the kernel's sake). A chain runs
 //    from its head (prev, found by dividing by the output strides, is none), a cycle from its
 //    lowest element. Chains and cycles share no byte, so threads take ranges of heads and leaders;
-//  * anything else (a zero input stride in some dims, or a fraction of an element apart into an
-//    output that is not packed): a copy of the whole input span, then the plan from it.
+//  * anything else (an input that reads some element twice without a zero stride, such as rows
+//    that share elements, or a fraction of an element apart into an output that is not packed): a
+//    copy of the whole input span, then the plan from it.
 
 // Partial overlap of rising walks is processed in chunks of at most this many bytes (one stays in
 // L1), a window of at most kOverlapWindowBytes of them at a time with threads.
@@ -1260,6 +1266,66 @@ bool RunThroughOutputSpan(const KernelTable& table, const Plan& plan, const std:
   return true;
 }
 
+// A zero input stride in some dims, not all (the Note's broadcast slice): output elements that
+// differ only in those dims hold f of the same input bits. The slice with those dims at 0 runs
+// first, exactly, as an overlap with no zero stride left; then each such dim in turn, the part
+// written so far (index 0 in that dim) is copied as bits onto indices 1 to n - 1. The copies read
+// only output, so they may overwrite any input; the output's elements share no byte (validated),
+// so each copy's source and destination are disjoint. False (nothing done) when no stride is 0.
+bool RunThroughBroadcastSlice(const KernelTable& table, const Plan& plan, const std::byte* input,
+                              std::byte* output, int threads, Status& status) {
+  const int rank = plan.rank;
+  const auto desc = [&](std::vector<uint64_t> sizes, std::vector<int64_t> strides) {
+    TensorDesc t = TensorDesc::Strided(plan.type, std::move(sizes), std::move(strides));
+    t.total_tensor_size_in_bytes = *SpanInBytes(t.type, t.sizes, t.strides);
+    return t;
+  };
+  const std::vector<int64_t> out_strides(plan.output_strides.begin(),
+                                         plan.output_strides.begin() + rank);
+  std::vector<uint64_t> sizes, written(plan.sizes.begin(), plan.sizes.begin() + rank);
+  std::vector<int64_t> in, out;
+  for (int d = 0; d < rank; ++d) {
+    if (plan.input_strides[d] == 0) {
+      written[static_cast<size_t>(d)] = 1;
+      continue;
+    }
+    sizes.push_back(plan.sizes[d]);
+    in.push_back(plan.input_strides[d]);
+    out.push_back(plan.output_strides[d]);
+  }
+  if (sizes.size() == static_cast<size_t>(rank)) return false;
+  // The plan's first elements are the slice's too: output strides are positive, and the input
+  // keeps its strides, so its first element lies slice.input_offset above its lowest byte.
+  const Plan slice = MakePlan(plan.function, desc(sizes, in), desc(sizes, out), 1, 1);
+  // Every copy's plan is made before anything is written (making one allocates).
+  std::vector<std::pair<Plan, int64_t>> copies;  // each with its destination's first element
+  for (int d = 0; d < rank; ++d) {
+    if (plan.input_strides[d] != 0) continue;
+    std::vector<uint64_t> rest = written;
+    rest[static_cast<size_t>(d)] = plan.sizes[d] - 1;
+    std::vector<int64_t> from = out_strides;
+    from[static_cast<size_t>(d)] = 0;
+    copies.emplace_back(MakePlan(Function::kCopy, desc(rest, from), desc(rest, out_strides), 1, 1),
+                        out_strides[static_cast<size_t>(d)] * plan.element_size);
+    written[static_cast<size_t>(d)] = plan.sizes[d];
+  }
+  const std::byte* const slice_input = input - slice.input_offset;
+  std::byte* const slice_output = output - slice.output_offset;
+  last_overlap_staging_bytes = 0;
+  if (Classify(slice, slice_input, slice_output) == Aliasing::kPartial) {
+    status = RunPartialOverlap(table, slice, slice_input, slice_output, threads);
+    if (!status.ok()) return true;
+  } else {
+    RunPlan(table, slice, slice_input, slice_output, threads);
+  }
+  for (const auto& [copy, destination] : copies) {
+    RunPlan(table, copy, output - copy.input_offset, output + destination - copy.output_offset,
+            threads);
+  }
+  status = Status::Ok();
+  return true;
+}
+
 // The Note's last resort: the plan from a copy of the whole input span.
 Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::byte* input,
                         std::byte* output, int threads) {
@@ -1292,11 +1358,12 @@ Status RunFromInputCopy(const KernelTable& table, const Plan& plan, const std::b
     return SwappedTiles(table, plan, first_in, first_out, threads).Run();
   }
   if (plan.input_span > small_input_copy_bytes.load(std::memory_order_relaxed)) {
+    Status status;
+    if (RunThroughBroadcastSlice(table, plan, first_in, first_out, threads, status)) return status;
     if (ShiftedReversal::Applies(plan, first_in, first_out)) {
       return ShiftedReversal(table, plan, first_in, first_out, threads).Run();
     }
     std::array<MatrixShape, kMaxRank> steps;
-    Status status;
     if (const int count = PackedPermutation::Steps(plan, first_in, first_out, steps);
         count > 0 && RunPackedSteps(table, plan, steps, count, first_out, threads, status)) {
       return status;

@@ -151,14 +151,17 @@ TEST(AllocationFaults, CompileAndExecuteEveryLayout) {
 
 // Partial overlaps past the whole-copy limit, lowered here so that small tensors take the bounded
 // schemes large ones take (partial_overlap.cc): a non-square transpose onto itself and a 3-d
-// permutation onto itself (cycle-following transposes through a staging buffer), and the same
-// transpose one element further on (moved through the output's bytes, then permuted).
+// permutation onto itself (cycle-following transposes through a staging buffer), the same
+// transpose one element further on (moved through the output's bytes, then permuted), and inputs
+// broadcast along a dim (their slice first, by one of those schemes, then copied on).
 TEST(AllocationFaults, BoundedPartialOverlaps) {
   const OverlapLimits limits(64, 4096);
   const std::vector<Layout> layouts = {
       {"non-square transpose onto itself", {10, 20}, {1, 10}, {20, 1}, 0, 0},
       {"3-d permutation onto itself", {4, 6, 8}, {8, 32, 1}, {48, 8, 1}, 0, 0},
       {"transpose one element further on", {10, 20}, {1, 10}, {20, 1}, 4, 0},
+      {"row broadcast half a row further on", {6, 40}, {0, 1}, {40, 1}, 0, 80},
+      {"broadcast transpose onto itself", {3, 10, 20}, {0, 1, 10}, {200, 20, 1}, 0, 0},
   };
   for (int threads : {1, 4}) {
     const Device device = CpuDevice(threads);
