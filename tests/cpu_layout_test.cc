@@ -895,7 +895,8 @@ TEST(CpuLayouts, TransposedPlansOnEveryTable) {
       {{129, 67}, {1, 129}, {}},
       {{8, 300}, {1, 8}, {}},
       {{300, 9}, {1, 300}, {}},
-      {{9, 33, 20}, {1, 9, 9 * 33}, {}},                // 3-d permutation (2, 1, 0)
+      {{4099, 20}, {1, 4099}, {}},        // input rows a page or more apart: tiles along them
+      {{9, 33, 20}, {1, 9, 9 * 33}, {}},  // 3-d permutation (2, 1, 0)
       {{5, 40, 3, 36}, {40, 1, 40 * 5 * 36, 200}, {}},  // 4-d, batched
       {{70, 90}, {1, 70}, {200, 2}},                    // output strided along b: generic tiles
       {{70, 90}, {2, 140}, {}},                         // input not packed along a: generic tiles

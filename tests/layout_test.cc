@@ -238,6 +238,12 @@ TEST(Layout, ThreadCountsGiveIdenticalResults) {
         RoundDesc{Strided(DataType::kFloat32, {300, 301}, {1, 300}),
                   TensorDesc::Packed(DataType::kFloat32, {300, 301}), RoundingMode::kTowardZero},
         false, 0, 0, threads);
+    // Three transposes whose input rows lie 4,400 bytes apart: tiles taken along the input rows,
+    // in runs that cross from one matrix to the next.
+    RunAndCheck(
+        SignDesc{Strided(DataType::kFloat32, {3, 1100, 601}, {1100 * 601, 1, 1100}),
+                 TensorDesc::Packed(DataType::kFloat32, {3, 1100, 601}), NanPolicy::kPropagate},
+        false, 0, 0, threads);
   }
 }
 

@@ -48,6 +48,15 @@ void TileGather(const std::byte* in, ptrdiff_t row_stride, ptrdiff_t column_stri
 }
 using TileGatherFn = void (*)(const std::byte*, ptrdiff_t, ptrdiff_t, std::byte*, size_t, size_t);
 
+// Transposed tiles are handed out in runs of consecutive tiles, about kRunsPerThread runs per
+// thread, each at most kMaxRunBytes of output (a helper descheduled mid-run delays its caller by
+// at most that much work). Handed out one at a time, the two threads of a 2-core VM alternated
+// tiles and ran slower than one thread from 256 KiB to 8 MiB (the shared counter's line moving
+// between the cores for every 8-16 KiB tile): 2-thread transposes went from 0.29-0.83 of a copy
+// to 0.74-1.72 there (docs/performance.md). A cap of 1 MiB measured the same as none.
+constexpr uint64_t kRunsPerThread = 4;
+constexpr uint64_t kMaxRunBytes = uint64_t{1} << 20;
+
 // Tile edge in elements per element size (index log2(size)): each tile's input and output
 // (edge^2 * size bytes each) stay in L1 while the tile is transposed.
 constexpr std::array<size_t, 4> kTransposeTileEdge = {128, 64, 64, 32};
@@ -103,9 +112,13 @@ void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* 
   const TransposedKernel kernel = table.Transposed(plan.function, plan.type);
   const bool stream =
       kCanStream && plan.element_count * esize >= kStreamOutputBytes && out_a % 16 == 0;
+  // Input rows a page or more apart: tiles follow each other along a, so a run reads the same
+  // input rows on (edge streams, which the prefetchers follow); else along b, continuing the same
+  // output rows.
+  const bool along_input = (in_b < 0 ? -in_b : in_b) >= 4096;
   auto tile = [&](uint64_t task) {
-    const uint64_t b0 = (task % b_tiles) * edge;
-    const uint64_t a0 = (task / b_tiles % a_tiles) * edge;
+    const uint64_t b0 = (along_input ? task / a_tiles % b_tiles : task % b_tiles) * edge;
+    const uint64_t a0 = (along_input ? task % a_tiles : task / b_tiles % a_tiles) * edge;
     const RowWalker walk(plan, a_dim, input, output, task / b_tiles / a_tiles);
     const std::byte* in =
         walk.in + static_cast<ptrdiff_t>(a0 * esize) + static_cast<ptrdiff_t>(b0) * in_b;
@@ -125,19 +138,23 @@ void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* 
                 row_bytes);
     }
   };
-  const uint64_t tasks = OuterCount(plan, a_dim) * a_tiles * b_tiles;
-  if (!stream) {
-    return ThreadPool::Global().ParallelFor(
-        tasks, ThreadsFor(threads, 2 * plan.element_count * esize), tile);
-  }
-  // Each thread's non-temporal stores are ordered before its tasks count as done.
-  ThreadPool::Global().ParallelFor(tasks, ThreadsFor(threads, 2 * plan.element_count * esize),
-                                   [&](uint64_t task) {
-                                     tile(task);
+  const uint64_t tiles = OuterCount(plan, a_dim) * a_tiles * b_tiles;
+  const int workers = ThreadsFor(threads, 2 * plan.element_count * esize);
+  // Each thread takes runs of consecutive tiles, about kRunsPerThread of them.
+  const uint64_t run =
+      workers > 1
+          ? std::clamp<uint64_t>(tiles / (static_cast<uint64_t>(workers) * kRunsPerThread), 1,
+                                 std::max<uint64_t>(1, kMaxRunBytes / (edge * edge * esize)))
+          : 1;
+  const uint64_t tasks = (tiles + run - 1) / run;
+  ThreadPool::Global().ParallelFor(tasks, workers, [&](uint64_t task) {
+    const uint64_t end = std::min(tiles, (task + 1) * run);
+    for (uint64_t t = task * run; t < end; ++t) tile(t);
 #if defined(__SSE2__)
-                                     _mm_sfence();
+    // Each thread's non-temporal stores are ordered before its tasks count as done.
+    if (stream) _mm_sfence();
 #endif
-                                   });
+  });
 }
 
 // Iteration: outer dims [0, rank-2), then tiles of `tile_rows` along dim rank-2 ("a") by `piece`
