@@ -52,8 +52,9 @@ using TileGatherFn = void (*)(const std::byte*, ptrdiff_t, ptrdiff_t, std::byte*
 // thread, each at most kMaxRunBytes of output (a helper descheduled mid-run delays its caller by
 // at most that much work). Handed out one at a time, the two threads of a 2-core VM alternated
 // tiles and ran slower than one thread from 256 KiB to 8 MiB (the shared counter's line moving
-// between the cores for every 8-16 KiB tile): 2-thread transposes went from 0.29-0.83 of a copy
-// to 0.74-1.72 there (docs/performance.md). A cap of 1 MiB measured the same as none.
+// between the cores for every 8-16 KiB tile); in runs, its 2-thread transposes of 256 KiB to 8 MiB
+// went from 0.29-0.96 of a copy to 0.71-1.72 (docs/performance.md). A cap of 1 MiB measured the
+// same as none.
 constexpr uint64_t kRunsPerThread = 4;
 constexpr uint64_t kMaxRunBytes = uint64_t{1} << 20;
 
