@@ -1200,6 +1200,14 @@ bool RunPackedSteps(const KernelTable& table, const Plan& plan,
   return true;
 }
 
+// A tensor of `type` with these sizes and strides, its total size exactly the span its elements
+// address: the descriptors of the sub-plans the schemes below make.
+TensorDesc SpannedDesc(DataType type, std::vector<uint64_t> sizes, std::vector<int64_t> strides) {
+  TensorDesc t = TensorDesc::Strided(type, std::move(sizes), std::move(strides));
+  t.total_tensor_size_in_bytes = *SpanInBytes(t.type, t.sizes, t.strides);
+  return t;
+}
+
 // A packed output in some dim order and an input whose walk rises in its own dim order (the
 // Note's move through the output's bytes): the input is first copied, as bits, into the output's
 // bytes packed in the input's dim order (both walks rise: kChunked, exact at any distance, and it
@@ -1230,9 +1238,7 @@ bool RunThroughOutputSpan(const KernelTable& table, const Plan& plan, const std:
     step *= static_cast<int64_t>(plan.sizes[order[k]]);
   }
   const auto desc = [&](std::vector<int64_t> strides) {
-    TensorDesc t = TensorDesc::Strided(plan.type, sizes, std::move(strides));
-    t.total_tensor_size_in_bytes = *SpanInBytes(t.type, t.sizes, t.strides);
-    return t;
+    return SpannedDesc(plan.type, sizes, std::move(strides));
   };
   const TensorDesc in = desc({plan.input_strides.begin(), plan.input_strides.begin() + rank});
   const TensorDesc middle = desc(staged);
@@ -1276,9 +1282,7 @@ bool RunThroughBroadcastSlice(const KernelTable& table, const Plan& plan, const 
                               std::byte* output, int threads, Status& status) {
   const int rank = plan.rank;
   const auto desc = [&](std::vector<uint64_t> sizes, std::vector<int64_t> strides) {
-    TensorDesc t = TensorDesc::Strided(plan.type, std::move(sizes), std::move(strides));
-    t.total_tensor_size_in_bytes = *SpanInBytes(t.type, t.sizes, t.strides);
-    return t;
+    return SpannedDesc(plan.type, std::move(sizes), std::move(strides));
   };
   const std::vector<int64_t> out_strides(plan.output_strides.begin(),
                                          plan.output_strides.begin() + rank);
