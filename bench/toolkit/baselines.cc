@@ -2,17 +2,18 @@
 
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__)
+#include <cpuid.h>
+#endif
+
 namespace eltwise::bench {
 
 typedef unsigned char Block64 __attribute__((vector_size(64), aligned(1), may_alias));
 
-// Not under sanitizers: an ifunc resolver runs before their runtime is up (TSan crashes there).
-// ifunc exists only in ELF (not on Windows).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__) && \
-    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-void CopyLoop(const std::byte* in, std::byte* out, uint64_t bytes) {
+namespace {
+
+__attribute__((always_inline)) inline void CopyLoopBody(const std::byte* in, std::byte* out,
+                                                        uint64_t bytes) {
   uint64_t i = 0;
   for (; i + 256 <= bytes; i += 256) {
     Block64 a, b, c, d;
@@ -31,6 +32,51 @@ void CopyLoop(const std::byte* in, std::byte* out, uint64_t bytes) {
     asm volatile("" : : : "memory");
     out[i] = v;
   }
+}
+
+using CopyLoopFn = void (*)(const std::byte*, std::byte*, uint64_t);
+
+void CopyLoopBaseline(const std::byte* in, std::byte* out, uint64_t bytes) {
+  CopyLoopBody(in, out, bytes);
+}
+
+// The widest x86 vectors are picked on the first call. Not with target_clones: its ifunc resolver
+// ran libgcc's CPU detection while every `eltwise` process loaded, CPUID instructions that a VM
+// traps, about 0.1 ms a process (docs/performance.md, "Start-up on small files"). Not on Windows,
+// whose ABI does not align the stack for spilled 256- and 512-bit registers.
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__)
+__attribute__((target("avx512f"))) void CopyLoopAvx512(const std::byte* in, std::byte* out,
+                                                       uint64_t bytes) {
+  CopyLoopBody(in, out, bytes);
+}
+__attribute__((target("avx2"))) void CopyLoopAvx2(const std::byte* in, std::byte* out,
+                                                  uint64_t bytes) {
+  CopyLoopBody(in, out, bytes);
+}
+// AVX-512F or AVX2 when both the CPU (CPUID) and the OS (the register state it saves, XCR0)
+// support them.
+CopyLoopFn PickCopyLoop() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0 || (ecx & bit_OSXSAVE) == 0) {
+    return &CopyLoopBaseline;
+  }
+  uint32_t xcr0 = 0, xcr0_high = 0;
+  asm volatile("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
+  if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return &CopyLoopBaseline;
+  constexpr uint32_t kYmmState = 0x6, kZmmState = 0xe6;  // XMM|YMM, and opmask|ZMM halves
+  if ((xcr0 & kZmmState) == kZmmState && (ebx & bit_AVX512F) != 0) return &CopyLoopAvx512;
+  if ((xcr0 & kYmmState) == kYmmState && (ebx & bit_AVX2) != 0) return &CopyLoopAvx2;
+  return &CopyLoopBaseline;
+}
+#else
+CopyLoopFn PickCopyLoop() { return &CopyLoopBaseline; }
+#endif
+
+}  // namespace
+
+void CopyLoop(const std::byte* in, std::byte* out, uint64_t bytes) {
+  static const CopyLoopFn copy = PickCopyLoop();
+  copy(in, out, bytes);
 }
 
 void RunBaseline(Baseline baseline, const std::byte* src, std::byte* dst, uint64_t bytes) {
