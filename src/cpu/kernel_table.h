@@ -24,6 +24,12 @@ using StridedKernel = void (*)(const std::byte* in, ptrdiff_t in_stride, std::by
 // (strides in bytes; in_stride may be negative). Input and output do not overlap.
 using TransposedKernel = void (*)(const std::byte* in, ptrdiff_t in_stride, std::byte* out,
                                   ptrdiff_t out_pitch, size_t a_count, size_t b_count);
+// Rows at least this many bytes apart (a page) are "far": each lies on a page of its own, which
+// the hardware prefetchers follow poorly across rows. For far input rows the transposed walker
+// takes tiles along the input rows and the kernels request the next rows' lines themselves, and
+// for far output rows too it streams from smaller sizes, in the ways each measured best
+// (strided_walkers.cc, simd/simd_transposed.cc).
+inline constexpr ptrdiff_t kFarRowBytes = 4096;
 // A strided input into a packed output: out[i] = f(in[i * k]) for i < n, with k (elements) the
 // stride the entry is for (kMinGatherStride..kMaxGatherStride). Reads nothing past in[k * (n - 1)]
 // and writes nothing outside out[0, n). Input and output do not overlap.

@@ -74,6 +74,16 @@ static_assert(kTransposeTileEdge[0] * kTransposeTileEdge[0] * 1 <= kTransposeTil
 // memory traffic, which a large memcpy avoids the same way; a tile's rows are whole lines, which
 // the write-combining buffers need. Below it, the output is better left in the caches.
 constexpr uint64_t kStreamOutputBytes = uint64_t{8} << 20;
+// From this size when input and output rows are both far apart (kFarRowBytes) and the output's rows
+// start on cache lines: each tile then writes row pieces of whole lines a page or more apart,
+// whose write-allocate reads the prefetchers do not follow. Measured (eltwise_transpose_peers,
+// medians of 3 runs alternating with the code before, on a Xeon VM, copy time / eltwise time):
+// f32 1024² 0.42 -> 0.54 on 1 thread, 0.81 -> 1.16 on 2. Rows that do not start on lines lost on
+// one thread (f64 724², 5792-byte rows: 0.62 -> 0.41, though 0.98 -> 1.12 on 2); where a tile
+// writes whole output rows one after another (NCHW -> NHWC) it lost on 2 threads (f16 at 3 MiB
+// 1.61 -> 1.17), and where input rows are closer (batched transposes) too (f32 at 4 MiB 1.64 ->
+// 1.24): those keep kStreamOutputBytes.
+constexpr uint64_t kStreamScatteredOutputBytes = uint64_t{2} << 20;
 
 // `bytes` from `from` (16-byte aligned) to `to` (16-byte aligned), 16 bytes at a time with
 // non-temporal stores, the last bytes with ordinary ones.
@@ -88,6 +98,7 @@ void StreamRow(const std::byte* from, std::byte* to, size_t bytes) {
 constexpr bool kCanStream = true;
 #else
 constexpr uint64_t kStreamOutputBytes = 0;
+constexpr uint64_t kStreamScatteredOutputBytes = 0;
 void StreamRow(const std::byte*, std::byte*, size_t) {}
 constexpr bool kCanStream = false;
 #endif
@@ -111,12 +122,15 @@ void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* 
   const uint64_t a_tiles = (a_size + edge - 1) / edge;
   const uint64_t b_tiles = (b_size + edge - 1) / edge;
   const TransposedKernel kernel = table.Transposed(plan.function, plan.type);
-  const bool stream =
-      kCanStream && plan.element_count * esize >= kStreamOutputBytes && out_a % 16 == 0;
-  // Input rows a page or more apart: tiles follow each other along a, so a run reads the same
-  // input rows on (edge streams, which the prefetchers follow); else along b, continuing the same
-  // output rows.
-  const bool along_input = (in_b < 0 ? -in_b : in_b) >= 4096;
+  // Far input rows: tiles follow each other along a, so a run reads the same input rows on (edge
+  // streams, which the prefetchers follow); else along b, continuing the same output rows.
+  const bool along_input = (in_b < 0 ? -in_b : in_b) >= kFarRowBytes;
+  const bool scattered_output = along_input && (out_a < 0 ? -out_a : out_a) >= kFarRowBytes &&
+                                out_a % 64 == 0 && reinterpret_cast<uintptr_t>(output) % 64 == 0;
+  const bool stream = kCanStream &&
+                      plan.element_count * esize >=
+                          (scattered_output ? kStreamScatteredOutputBytes : kStreamOutputBytes) &&
+                      out_a % 16 == 0;
   auto tile = [&](uint64_t task) {
     const uint64_t b0 = (along_input ? task / a_tiles % b_tiles : task % b_tiles) * edge;
     const uint64_t a0 = (along_input ? task % a_tiles : task / b_tiles % a_tiles) * edge;
