@@ -935,21 +935,21 @@ TEST(CpuLayouts, TransposedPlansOnEveryTable) {
 }
 
 // Transposes with outputs of 8 MiB and more, or 2 MiB and more when input and output rows are both
-// a page or more apart and output rows start on cache lines, which stream their tiles' rows out of
-// an L1 buffer with non-temporal stores (x86): one element size each, edges that are not whole
-// tiles, an output
-// pitch that is not a multiple of 16 bytes and an output 1 element past a 16-byte boundary (both
-// written with ordinary stores), through every kernel table on 1 and 2 threads, against the
-// element-by-element reference walk; the bytes around the output stay untouched.
+// a page or more apart (2 KiB for 1-byte elements) and output rows start on cache lines, which
+// stream their tiles' rows out of an L1 buffer with non-temporal stores (x86): one element size
+// each, edges that are not whole tiles, an output pitch that is not a multiple of 16 bytes and an
+// output 1 element past a 16-byte boundary (both written with ordinary stores), through every
+// kernel table on 1 and 2 threads, against the element-by-element reference walk; the bytes
+// around the output stay untouched.
 TEST(CpuLayouts, LargeTransposesStreamTheirOutput) {
   struct Case {
     DataType type;
     std::vector<uint64_t> sizes;
   };
   const std::vector<Case> cases = {
-      {DataType::kInt8, {3001, 3008}},    {DataType::kFloat16, {2101, 2096}},
-      {DataType::kFloat32, {1501, 1504}}, {DataType::kFloat64, {1101, 1098}},
-      {DataType::kFloat32, {1501, 1499}},  // pitch 5996 bytes
+      {DataType::kInt8, {3001, 3008}},  // rows 3001 and 3008 bytes apart: along the input
+      {DataType::kFloat16, {2101, 2096}}, {DataType::kFloat32, {1501, 1504}},
+      {DataType::kFloat64, {1101, 1098}}, {DataType::kFloat32, {1501, 1499}},  // pitch 5996 bytes
       {DataType::kFloat32, {1025, 1040}},  // 4.1 MiB, rows 4100 and 4160 bytes apart
       {DataType::kFloat64, {601, 520}},    // 2.4 MiB, rows 4808 and 4160 bytes apart
   };

@@ -30,6 +30,11 @@ using TransposedKernel = void (*)(const std::byte* in, ptrdiff_t in_stride, std:
 // for far output rows too it streams from smaller sizes, in the ways each measured best
 // (strided_walkers.cc, simd/simd_transposed.cc).
 inline constexpr ptrdiff_t kFarRowBytes = 4096;
+// Whether rows `stride` bytes apart (either sign) are at least `bytes` apart, and far.
+inline constexpr bool AtLeastApart(ptrdiff_t stride, ptrdiff_t bytes) {
+  return stride >= bytes || stride <= -bytes;
+}
+inline constexpr bool FarRows(ptrdiff_t stride) { return AtLeastApart(stride, kFarRowBytes); }
 // A strided input into a packed output: out[i] = f(in[i * k]) for i < n, with k (elements) the
 // stride the entry is for (kMinGatherStride..kMaxGatherStride). Reads nothing past in[k * (n - 1)]
 // and writes nothing outside out[0, n). Input and output do not overlap.

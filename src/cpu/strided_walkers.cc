@@ -84,6 +84,13 @@ constexpr uint64_t kStreamOutputBytes = uint64_t{8} << 20;
 // 1.61 -> 1.17), and where input rows are closer (batched transposes) too (f32 at 4 MiB 1.64 ->
 // 1.24): those keep kStreamOutputBytes.
 constexpr uint64_t kStreamScatteredOutputBytes = uint64_t{2} << 20;
+// 1-byte elements (tiles of 128 rows) whose input and output rows lie at least this far apart and
+// whose output rows start on lines are taken along the input and streamed as if far (above).
+// Measured (eltwise_transpose_peers, int8 2-d transposes, medians of 3 runs alternating with the
+// code before, on a Xeon VM, 1 / 2 threads): 2048² 0.47 -> 0.47 / 0.74 -> 0.93, 3072² 0.40 ->
+// 0.47 / 0.63 -> 0.77. Without lined output rows, along the input without the stream, it lost on
+// 2 threads (2508² 0.83 -> 0.73, 3547² 0.70 -> 0.62, 3965² 0.63 -> 0.57) though it gained on 1.
+constexpr ptrdiff_t kByteRowBytes = 2048;
 
 // `bytes` from `from` (16-byte aligned) to `to` (16-byte aligned), 16 bytes at a time with
 // non-temporal stores, the last bytes with ordinary ones.
@@ -99,6 +106,7 @@ constexpr bool kCanStream = true;
 #else
 constexpr uint64_t kStreamOutputBytes = 0;
 constexpr uint64_t kStreamScatteredOutputBytes = 0;
+constexpr ptrdiff_t kByteRowBytes = kFarRowBytes;
 void StreamRow(const std::byte*, std::byte*, size_t) {}
 constexpr bool kCanStream = false;
 #endif
@@ -124,9 +132,11 @@ void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* 
   const TransposedKernel kernel = table.Transposed(plan.function, plan.type);
   // Far input rows: tiles follow each other along a, so a run reads the same input rows on (edge
   // streams, which the prefetchers follow); else along b, continuing the same output rows.
-  const bool along_input = (in_b < 0 ? -in_b : in_b) >= kFarRowBytes;
-  const bool scattered_output = along_input && (out_a < 0 ? -out_a : out_a) >= kFarRowBytes &&
-                                out_a % 64 == 0 && reinterpret_cast<uintptr_t>(output) % 64 == 0;
+  const bool lined_output = out_a % 64 == 0 && reinterpret_cast<uintptr_t>(output) % 64 == 0;
+  const bool near_byte_rows = esize == 1 && lined_output && AtLeastApart(in_b, kByteRowBytes) &&
+                              AtLeastApart(out_a, kByteRowBytes);
+  const bool along_input = FarRows(in_b) || near_byte_rows;
+  const bool scattered_output = near_byte_rows || (along_input && FarRows(out_a) && lined_output);
   const bool stream = kCanStream &&
                       plan.element_count * esize >=
                           (scattered_output ? kStreamScatteredOutputBytes : kStreamOutputBytes) &&

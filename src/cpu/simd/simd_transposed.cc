@@ -139,7 +139,7 @@ HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, st
   constexpr size_t L = 16 / sizeof(Lane);
   const size_t band = hn::MaxLanes(d);  // input rows per vector of D: L per block
   const size_t row_bytes = width * sizeof(Lane);
-  const bool prefetch = (in_stride < 0 ? -in_stride : in_stride) >= kFarRowBytes;
+  const bool prefetch = FarRows(in_stride);
   for (size_t b = 0;; b += band) {
     b = std::min(b, b_count - band);
     const std::byte* rows = in + static_cast<ptrdiff_t>(b) * in_stride;
@@ -239,7 +239,7 @@ HWY_INLINE void TransposeColumnInBlocks(D d, const std::byte* in, ptrdiff_t in_s
   constexpr size_t L = 16 / sizeof(Lane);
   const ptrdiff_t row_distance = in_stride < 0 ? -in_stride : in_stride;
   const bool prefetch =
-      sizeof(Lane) <= 2 && row_distance >= kPrefetchMinRowBytes && row_distance < kFarRowBytes;
+      sizeof(Lane) <= 2 && row_distance >= kPrefetchMinRowBytes && !FarRows(in_stride);
   for (size_t b = 0;; b += L) {
     b = std::min(b, b_count - L);
     const std::byte* band = in + static_cast<ptrdiff_t>(b) * in_stride;
@@ -437,7 +437,7 @@ void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, 
   // elements on 512-bit vectors take whole 8 x 8 blocks (eltwise_transpose_peers, f64, medians
   // of 2 runs on a Xeon VM: 1 thread 0.69-1.26 of a copy against 0.56-1.21 with block stores; 2
   // threads within the runs' spread of them).
-  const bool far_rows = (in_stride < 0 ? -in_stride : in_stride) >= kFarRowBytes;
+  const bool far_rows = FarRows(in_stride);
   if constexpr (sizeof(T) == 1) {
     if (!InputRowsAlias(in_stride, hn::MaxLanes(FullTag<Op>()))) {
       return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
