@@ -28,7 +28,7 @@ using TransposedKernel = void (*)(const std::byte* in, ptrdiff_t in_stride, std:
 // the hardware prefetchers follow poorly across rows. For far input rows the transposed walker
 // takes tiles along the input rows and the kernels request the next rows' lines themselves, and
 // for far output rows too it streams from smaller sizes, in the ways each measured best
-// (strided_walkers.cc, simd/simd_transposed.cc).
+// (strided_walkers.cc, which treats 1-byte rows from 2 KiB alike; simd/simd_transposed.cc).
 inline constexpr ptrdiff_t kFarRowBytes = 4096;
 // Whether rows `stride` bytes apart (either sign) are at least `bytes` apart, and far.
 inline constexpr bool AtLeastApart(ptrdiff_t stride, ptrdiff_t bytes) {
