@@ -237,9 +237,8 @@ HWY_INLINE void TransposeColumnInBlocks(D d, const std::byte* in, ptrdiff_t in_s
                                         std::byte* out, ptrdiff_t out_pitch, size_t b_count) {
   using Lane = hn::TFromD<D>;
   constexpr size_t L = 16 / sizeof(Lane);
-  const ptrdiff_t row_distance = in_stride < 0 ? -in_stride : in_stride;
   const bool prefetch =
-      sizeof(Lane) <= 2 && row_distance >= kPrefetchMinRowBytes && !FarRows(in_stride);
+      sizeof(Lane) <= 2 && AtLeastApart(in_stride, kPrefetchMinRowBytes) && !FarRows(in_stride);
   for (size_t b = 0;; b += L) {
     b = std::min(b, b_count - L);
     const std::byte* band = in + static_cast<ptrdiff_t>(b) * in_stride;
