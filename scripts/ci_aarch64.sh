@@ -11,7 +11,18 @@
 #
 # (qemu-user's SVE vector length is set with sve-default-vector-length, in bytes.) Test programs
 # are run directly, one qemu each, not one per test. Needs scripts/setup_cross.sh aarch64.
+#
+# `quick` (CI's default `aarch64_sve` stage) runs every test program once, on the SVE2 CPU at 128
+# bits only: its best table is the widest kernel code (SVE2_128), and the all-table tests there
+# also run the SVE2, SVE, NEON, SCALAR and reference tables. `all` (the `aarch64` stage, `full`)
+# runs the four CPUs above.
+#   usage: bash scripts/ci_aarch64.sh [all|quick]
 set -euo pipefail
+mode=${1:-all}
+case "$mode" in
+  all | quick) ;;
+  *) echo "usage: $0 [all|quick]" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 PLATFORM=aarch64
 source scripts/ci_lib.sh
@@ -27,8 +38,9 @@ run() {  # run CPU NAME PROGRAM ARGS...: one program under qemu-aarch64 -cpu CPU
   QEMU_CPU=$cpu timed "[$cpu] $name" qemu-aarch64 "$@"
 }
 
-for cpu in max,sve=off max,sve128=on max,sve-default-vector-length=32 \
-           max,sve-default-vector-length=256; do
+cpus=(max,sve=off max,sve128=on max,sve-default-vector-length=32 max,sve-default-vector-length=256)
+[ "$mode" = all ] || cpus=(max,sve128=on)
+for cpu in "${cpus[@]}"; do
   echo "-- aarch64 [$cpu]: $(QEMU_CPU=$cpu qemu-aarch64 $bin/tools/eltwise info | grep targets)"
 done
 
@@ -37,10 +49,16 @@ done
 # the child inherits QEMU_CPU. eltwise_huge_test (opt-in, ~9 GiB) is left out.
 export GTEST_BRIEF=1
 neon=max,sve=off
+[ "$mode" = all ] || neon=max,sve128=on  # quick: every program on the SVE2 CPU instead
 for program in $(find $bin/tests -type f -perm -u+x -name 'eltwise_*test*' \
                    ! -name 'eltwise_huge_test' | sort); do
   run $neon "$(basename "$program")" "$program"
 done
+
+if [ "$mode" = quick ]; then
+  step "done"
+  exit 0
+fi
 
 # SVE tables only (NEON and SCALAR ran above), plus the tests that go through the public API,
 # which now dispatch to the best SVE table, and the all-table checks of CpuKernelTables (the FPCR

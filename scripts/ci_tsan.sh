@@ -4,15 +4,16 @@
 #   - the CLI's streamed reader/writer (the instrumented `eltwise`, run by its tests);
 #   - the Python module called from many Python threads with the GIL released (libtsan preloaded
 #     into the uninstrumented interpreter).
-# The SIMD kernels are compiled for one target (ELTWISE_SIMD_TARGETS=static): the races TSan looks
-# for are in the pool, the planner and the front ends, which are the same code on every target.
+# The SIMD kernels are compiled for every target (run-time dispatch, as shipped), so the threaded
+# layout tests run the transposed, gathered and partial-overlap walks on each kernel table this
+# machine has.
 # Any report fails the run (halt_on_error; TSan's exit status 66).
 #   usage: bash scripts/ci_tsan.sh [BUILD_DIR]      (default build/tsan-ci)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/tsan-ci}
 
-cmake --preset tsan -B "$build" -DELTWISE_SIMD_TARGETS=static -DELTWISE_BUILD_ONNX=OFF \
+cmake --preset tsan -B "$build" -DELTWISE_BUILD_ONNX=OFF \
   -DELTWISE_BUILD_PYTHON=ON >/dev/null
 cmake --build "$build" -j2 --target eltwise_concurrency_tests eltwise_stress_test \
   eltwise_cli_tests eltwise eltwise_python
@@ -22,9 +23,11 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:exitcode=66"
 # entropy than it expects (an interpreter with libtsan preloaded did here, every time): run
 # without address randomisation (inherited by every child process).
 no_aslr=(setarch "$(uname -m)" -R)
-# From eltwise_tests, its threaded tests alone (eltwise_concurrency_tests: a smaller build).
+# From eltwise_tests, the pool and the layout tests alone (eltwise_concurrency_tests: a smaller
+# build): compiled operators from many threads, and every layout walk (contiguous, rows,
+# broadcast, transposed, gathered, partial overlap) on 1 to 4 threads around the parallel grain.
 "${no_aslr[@]}" "$build/tests/eltwise_concurrency_tests" \
-  --gtest_filter='ThreadPool.*:*.OneCompiledOperatorFromManyThreads'
+  --gtest_filter='ThreadPool.*:*.OneCompiledOperatorFromManyThreads:CpuLayouts.*:Layout.*'
 threaded='Stress\.|Cli\.(Streamed|Interrupted)'
 "${no_aslr[@]}" ctest --test-dir "$build" -j2 --output-on-failure --no-tests=error -R "$threaded" -E 'huge'
 
