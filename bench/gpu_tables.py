@@ -233,6 +233,9 @@ def cpp_section(folder):
     for path in paths:
         name = os.path.basename(path)
         records = read_json(folder, name)
+        if not records:
+            parts.append(f"`{name}` holds no records.")
+            continue
         devices += [r["device"] for r in records if "device" in r]
         note = FILE_NOTES.get(name)
         contiguous = [r for r in records if r["layout"] == "contiguous"]
@@ -317,6 +320,8 @@ def cpu_section(folder):
     for path in paths:
         for r in read_json(folder, os.path.basename(path)):
             runs.setdefault(r["threads"], []).append(r)
+    if not runs:
+        return "The folder's cpu_threads_*.json files hold no records."
     layouts = ordered(r["layout"] for rs in runs.values() for r in rs)
     header = ["threads", "copy GB/s (the run's copies)", "op"] + \
              [f"{layout} GB/s (vs its copy)" for layout in layouts] + ["contiguous vs the run's best copy"]
@@ -359,13 +364,14 @@ def xml_counts(path):
     return len(cases), failed, skipped
 
 
-def logs_section(folder):
+def logs_section(folder, link):
     lines = []
     steps = os.path.join(folder, "steps.tsv")
     if os.path.exists(steps):
         rows = [line.split("\t") for line in open(steps, encoding="utf-8").read().splitlines()[1:] if line]
-        lines.append("Steps of the run (`steps.tsv`):\n\n" + table(["step", "status", "seconds"],
-                                                                  [row[:3] for row in rows]))
+        lines.append("Steps of the run (`steps.tsv`):\n\n" + table(
+            ["step", "status", "seconds", "note"],
+            [(row + ["", "", "", ""])[:4] for row in rows]))
     else:
         lines.append("No steps.tsv in the folder: which steps ran, and how long each took, is not on record.")
     results = sorted(glob.glob(os.path.join(folder, "tests", "*.xml")))
@@ -390,6 +396,12 @@ def logs_section(folder):
     else:
         lines.append("No sanitizer logs (sanitizers/*.log) in the folder: no compute-sanitizer result "
                      "of this run is on record.")
+    reports = sorted(glob.glob(os.path.join(folder, "ncu", "*.txt")))
+    if reports:
+        lines.append("Nsight Compute reports: " + ", ".join(
+            f"[{os.path.relpath(p, folder)}]({link}/{os.path.relpath(p, folder)})" for p in reports) + ".")
+    else:
+        lines.append("No Nsight Compute reports (ncu/*.txt) in the folder.")
     return "\n\n".join(lines)
 
 
@@ -409,7 +421,7 @@ kept in [{link}]({link}); rerun it after adding a run's folder. One run each, so
 
 {machine_text(folder, facts, devices)}
 
-{logs_section(folder)}
+{logs_section(folder, link)}
 
 ### The GPU through the C++ API (`eltwise bench --device cuda`)
 
