@@ -14,8 +14,8 @@ Methods (OUT is deleted before every run, so each writes a new file; IN is in th
                     start counted: generous to NumPy)
   numpy command     the same as a command (python3 -c ...), like eltwise a process of its own
 Reports medians of --repeats runs, ratios of medians (copy time / eltwise time: >= 1 means faster
-than the copy), and eltwise's peak resident memory. --doc FILE rewrites the section between the
-markers below in FILE (docs/performance.md).
+than the copy), and eltwise's peak resident memory. --doc FILE rewrites its section (between
+its markers, bench/doc_sections.py) in FILE (docs/performance.md).
 
   python3 bench/cli_files.py --eltwise build/default/tools/eltwise --doc docs/performance.md
 """
@@ -29,8 +29,9 @@ import time
 
 import numpy as np
 
-BEGIN = "<!-- bench/cli_files.py: begin -->"
-END = "<!-- bench/cli_files.py: end -->"
+import doc_sections
+
+SECTION = "bench/cli_files.py"  # its section of --doc (bench/doc_sections.py)
 SIZES = {"1M": 1 << 20, "16M": 16 << 20, "64M": 64 << 20, "256M": 256 << 20, "1G": 1 << 30,
          "4G": 4 << 30}
 
@@ -167,12 +168,10 @@ def main():
     table = "\n".join(lines)
     print(table)
     if args.doc:
-        text = open(args.doc).read()
-        if BEGIN not in text or END not in text:
-            sys.exit(f"{args.doc} has no {BEGIN} ... {END} section")
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-        open(args.doc, "w").write(head + BEGIN + "\n" + table + "\n" + END + tail)
+        try:
+            doc_sections.replace_in_file(args.doc, SECTION, table + "\n")
+        except doc_sections.SectionError as error:
+            sys.exit(f"{args.doc}: {error}")
 
 
 def fs_type(path):

@@ -18,14 +18,16 @@ binaries=(tests/cuda/eltwise_cuda_tests tools/eltwise tools/eltwise-onnx tests/c
 rm -rf "$dest"
 mkdir -p "$dest/build" "$dest/lib" "$dest/wheels"
 echo "$build" >"$dest/build_dir"
+# The commit the binaries were built from, for machine.txt (the GPU machine gets no .git).
+git -C "$(dirname "$0")/../.." describe --always --dirty >"$dest/commit" 2>/dev/null || echo unknown >"$dest/commit"
 for binary in "${binaries[@]}"; do
   [[ -x "$build/$binary" ]] || { echo "pack: $build/$binary is not built" >&2; exit 1; }
   mkdir -p "$dest/build/$(dirname "$binary")"
   strip -o "$dest/build/$binary" "$build/$binary"
   # Every library it loads but the C/C++ runtime and the kernel's (the GPU machine has its own).
   ldd "$build/$binary" | awk '$3 ~ /^\// {print $3}' |
-    grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' |
-    while read -r lib; do cp -L "$lib" "$dest/lib/"; done
+    { grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt|ld-linux[^/]*)\.so' || true; } |
+    while read -r lib; do cp -L "$lib" "$dest/lib/"; done  # (none: grep finds nothing, not an error)
 done
 for wheel in "$@"; do cp "$wheel" "$dest/wheels/"; done
 # ONNX's node tests of Sign and Round (libonnx-testdata), for `eltwise onnx-test --device cuda`.
