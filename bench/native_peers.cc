@@ -40,8 +40,8 @@
 
 #include "core/function.h"
 #include "cpu/kernel_dispatch.h"
+#include "cpu/reference_kernels.h"
 #include "eltwise/types.h"
-#include "ref/reference_kernels.h"
 #include "toolkit/buffers.h"
 #include "toolkit/json.h"
 #include "toolkit/sizes.h"

@@ -13,8 +13,8 @@
 #include <type_traits>
 
 #include "cpu/kernel_dispatch.h"
+#include "cpu/reference_kernels.h"
 #include "ref/functors.h"
-#include "ref/reference_kernels.h"
 
 #ifndef ELTWISE_SIMD_TARGET_TABLES
 #define ELTWISE_SIMD_TARGET_TABLES
