@@ -23,13 +23,13 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/baselines.h"
+#include "bench/buffers.h"
+#include "bench/layouts.h"
+#include "bench/sizes.h"
 #include "core/function.h"
 #include "cpu/kernel_dispatch.h"
 #include "eltwise/eltwise.h"
-#include "toolkit/baselines.h"
-#include "toolkit/buffers.h"
-#include "toolkit/layouts.h"
-#include "toolkit/sizes.h"
 
 namespace eltwise {
 namespace {

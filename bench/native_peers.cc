@@ -14,14 +14,14 @@
 // Skips and differences are also reported on stderr.
 //
 // Timing follows compare_peers.py's best_seconds: one warm-up call, repetitions calibrated to
-// --min-time, the best of 5 batches (toolkit/timing.h). Operators and primitives are created once
-// per case, outside the timed loop; the output starts half a page from the input's page offset.
-// XNNPACK runs on a pthreadpool of all hardware threads, oneDNN on its OpenMP default. Inputs are
-// uniform in +-1000 (float16/bfloat16: +-62.5, as `eltwise bench`). The check runs every finite and
-// special value class: +-0, +-0.5, +-1.5, +-2.5, their neighbours, NaNs (quiet and signalling, both
-// signs, payloads), +-inf, subnormals, the largest values, every half up to 2^20 and random bit
-// patterns; float16 and bfloat16 are checked exhaustively (all 65536 patterns), float32
-// exhaustively with
+// --min-time, the best of 5 batches (tools/bench/timing.h). Operators and primitives are created
+// once per case, outside the timed loop; the output starts half a page from the input's page
+// offset. XNNPACK runs on a pthreadpool of all hardware threads, oneDNN on its OpenMP default.
+// Inputs are uniform in +-1000 (float16/bfloat16: +-62.5, as `eltwise bench`). The check runs every
+// finite and special value class: +-0, +-0.5, +-1.5, +-2.5, their neighbours, NaNs (quiet and
+// signalling, both signs, payloads), +-inf, subnormals, the largest values, every half up to 2^20
+// and random bit patterns; float16 and bfloat16 are checked exhaustively (all 65536 patterns),
+// float32 exhaustively with
 // --exhaustive.
 #include <algorithm>
 #include <cinttypes>
@@ -38,15 +38,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/buffers.h"
+#include "bench/json.h"
+#include "bench/sizes.h"
+#include "bench/timing.h"
+#include "bench/values.h"
 #include "core/function.h"
 #include "cpu/kernel_dispatch.h"
+#include "cpu/reference_kernels.h"
 #include "eltwise/types.h"
-#include "ref/reference_kernels.h"
-#include "toolkit/buffers.h"
-#include "toolkit/json.h"
-#include "toolkit/sizes.h"
-#include "toolkit/timing.h"
-#include "toolkit/values.h"
 
 #if ELTWISE_HAVE_XNNPACK
 #include <pthreadpool.h>

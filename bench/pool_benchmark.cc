@@ -11,11 +11,11 @@
 #include <string>
 #include <thread>
 
+#include "bench/buffers.h"
+#include "bench/sizes.h"
 #include "core/function.h"
 #include "cpu/kernel_dispatch.h"
 #include "cpu/thread_pool.h"
-#include "toolkit/buffers.h"
-#include "toolkit/sizes.h"
 
 namespace eltwise {
 namespace {

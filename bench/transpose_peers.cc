@@ -1,5 +1,5 @@
 // eltwise_transpose_peers: a transposed or permuted input written packed, the same shapes as
-// `eltwise bench`'s layouts (toolkit/layouts.h: transposed, nchw_to_nhwc, nhwc_to_nchw,
+// `eltwise bench`'s layouts (tools/bench/layouts.h: transposed, nchw_to_nhwc, nhwc_to_nchw,
 // batched_transpose), timed in
 //   - eltwise: Sign, a fused transpose + op (and the same call on 1 thread);
 //   - oneDNN: a reorder from the strided input to the packed output (libdnnl-dev, when found);
@@ -34,14 +34,14 @@
 #include <string>
 #include <vector>
 
+#include "bench/baselines.h"
+#include "bench/failure.h"
+#include "bench/layouts.h"
+#include "bench/sizes.h"
+#include "bench/threads.h"
+#include "bench/timing.h"
 #include "cpu/thread_pool.h"
 #include "eltwise/eltwise.h"
-#include "toolkit/baselines.h"
-#include "toolkit/failure.h"
-#include "toolkit/layouts.h"
-#include "toolkit/sizes.h"
-#include "toolkit/threads.h"
-#include "toolkit/timing.h"
 
 #if ELTWISE_HAVE_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>

@@ -4,7 +4,7 @@
     PYTHONPATH=build/default/python python3 bench/transpose_python.py [--sizes 256K,4M,64M]
         [--dtypes int8,float16,float32,float64] [--threads 2] [--repeat 5] [--markdown]
 
-The shapes of `eltwise bench`'s layouts (bench/toolkit/layouts.h): a square matrix read
+The shapes of `eltwise bench`'s layouts (tools/bench/layouts.h): a square matrix read
 transposed, a 1x64xHxW activation written channels-last (nchw_to_nhwc) and the reverse
 (nhwc_to_nchw), and a batch of 64x256 matrices each written transposed (batched_transpose). Each
 row times, alternately in one process, into a preallocated packed output:

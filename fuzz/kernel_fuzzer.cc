@@ -13,8 +13,8 @@
 
 #include "core/function.h"
 #include "cpu/kernel_dispatch.h"
+#include "cpu/reference_kernels.h"
 #include "fuzz_util.h"
-#include "ref/reference_kernels.h"
 
 namespace eltwise::fuzz {
 namespace {

@@ -3,9 +3,10 @@
 # run (ctest writes the .gcda counters), and the floors CI holds it to. CI's test stage runs the
 # README's test command on such a build, then this.
 #   usage: bash scripts/coverage.sh BUILD_DIR [REPORT_DIR]     (REPORT_DIR: BUILD_DIR/coverage)
-# Counted: the library (src/, include/), the command-line tools (tools/) and the Python binding
-# (python/src/), as the C++ tests, the CLI tests and the Python suite (against the instrumented
-# module) exercise them. Not counted: src/cuda/ (its host code runs only where a GPU is present;
+# Counted: the library (src/, include/), the command-line tools (tools/, with tools/bench/, the
+# benchmark toolkit `eltwise bench` is built from) and the Python binding (python/src/), as the
+# C++ tests, the CLI tests and the Python suite (against the instrumented module) exercise them.
+# Not counted: src/cuda/ (its host code runs only where a GPU is present;
 # tests/cuda/run_gpu_checks.sh checks it on a GPU) and what only tests, benchmarks and fuzzers
 # compile.
 # Code that only a GPU runs is marked in the source (GCOVR_EXCL_START/STOP, GCOVR_EXCL_LINE, each

@@ -33,10 +33,10 @@
 #include "core/plan.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/kernel_dispatch.h"
+#include "cpu/reference_kernels.h"
 #include "eltwise/eltwise.h"
 #include "fp_control.h"
 #include "ref/compare.h"
-#include "ref/reference_kernels.h"
 #include "test_values.h"
 
 namespace eltwise::testing {

@@ -1,4 +1,4 @@
-// `eltwise bench`: the command line of the operator benchmark (bench/toolkit/operator_bench.h):
+// `eltwise bench`: the command line of the operator benchmark (tools/bench/operator_bench.h):
 // throughput of each (op, dtype, layout, size) against a copy of the same bytes in the same run,
 // as a table on stdout and optionally as JSON. ratio = copy_seconds / seconds: 1.0 means as fast
 // as the copy.
@@ -11,14 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "bench/failure.h"
+#include "bench/layouts.h"
+#include "bench/operator_bench.h"
+#include "bench/records.h"
+#include "bench/sizes.h"
 #include "commands.h"
 #include "core/op_registry.h"
 #include "progress.h"
-#include "toolkit/failure.h"
-#include "toolkit/layouts.h"
-#include "toolkit/operator_bench.h"
-#include "toolkit/records.h"
-#include "toolkit/sizes.h"
 
 namespace eltwise::cli {
 namespace {

@@ -1,5 +1,5 @@
 // Host kernel tables: one kernel per (function, data type) for each loop shape the CPU backend
-// runs. The reference table (src/ref/reference_kernels.h) is complete and the CPU backend's SIMD
+// runs. The reference table (src/cpu/reference_kernels.h) is complete and the CPU backend's SIMD
 // tables (src/cpu/simd) replace entries where they are faster. Kernels trust their arguments;
 // pointers may have any alignment; `in` may equal `out`.
 #pragma once

@@ -27,10 +27,9 @@ namespace eltwise::cpu {
 
 constexpr size_t kCacheLine = 64;
 // Below this many bytes moved (input + output) a call stays on the calling thread: waking workers
-// costs more than it saves. Measured on a quiet 2-core EPYC (eltwise bench, f32 Sign, 2 threads
-// against 1; workers join within a pause, bench/pool_benchmark.cc): 192 KiB output 1.7-2.4 us
-// against 2.1-2.2 us; 256 KiB 1.8-2.0 us against 2.3-2.9 us; 4 MiB 48-51 us against 98 us (each
-// core brings its own L2 bandwidth).
+// costs more than it saves; above it a second thread wins (each core brings its own L2
+// bandwidth). Chosen by measurement on x86-64 (eltwise bench, f32 Sign, 2 threads against 1;
+// see docs/performance.md).
 constexpr uint64_t kParallelBytes = uint64_t{512} << 10;
 // Output bytes per parallel task (a multiple of the cache line).
 constexpr uint64_t kTaskBytes = uint64_t{128} << 10;

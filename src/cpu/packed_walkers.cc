@@ -26,10 +26,10 @@ uint64_t LastLevelCacheBytes() {
 }
 
 // Non-temporal stores for outputs larger than the last-level cache. Off: measured through the API
-// on a 2-core EPYC (Zen 5) VM, 64 MiB f32 Sign on 2 threads ran at 0.65-0.84x a copy with them and
-// 1.0-1.46x without (three alternating runs each), and on one thread they tied (1.02-1.06x vs
-// 1.04-1.18x), although the bare kernel gained 14-30 % on one thread (bench/ kernel_stream/...).
-// The streaming kernels stay in the tables (and tested) for machines where they measure faster.
+// on x86-64, a large call on 2 threads ran slower against a copy with them than without, and on
+// one thread they tied, although the bare kernel gained (docs/performance.md, "Where the tuning
+// constants come from"). The streaming kernels stay in the tables (and tested) for machines where
+// they measure faster.
 constexpr bool kStreamLargeOutputs = false;
 bool UseStreamingStores(uint64_t output_bytes) {
   return kStreamLargeOutputs && output_bytes > LastLevelCacheBytes();
@@ -44,9 +44,8 @@ ContiguousKernel ContiguousKernelFor(const KernelTable& table, const Plan& plan,
 
 // Fills `bytes` bytes at `out` with out[i] = pattern[i % 8] (kernel_table.h). Fills of more than
 // kStringFillBytes (in total, over all threads) use `rep stosq` on x86-64: like the library
-// memset, it writes whole lines without reading them first. Measured on a 2-core EPYC (Zen 5),
-// one thread, GB/s: 512 KiB vector stores 165 / rep stosq 108; 2 MiB 93 / 108; 16 MiB 67 / 96;
-// 64 MiB 25 / 39 (memset 38); below that the vector stores of the kernel table win.
+// memset, it writes whole lines without reading them first; below that the vector stores of the
+// kernel table win (chosen by measurement on x86-64; see docs/performance.md).
 constexpr uint64_t kStringFillBytes = uint64_t{1} << 20;
 void FillRun(const KernelTable& table, std::byte* out, size_t bytes, const std::byte* pattern,
              bool large) {

@@ -21,9 +21,8 @@ namespace {
 // Elements per gathered row piece and rows per tile of the gathered path.
 constexpr size_t kGatherBytes = 2048;
 // Output bytes per task of the fused gathered kernel (input stride 2-4 elements, no staging).
-// Measured (eltwise bench gathered, Sign, int8 and f32, 2 threads, medians of 3 runs on a busy
-// 2-core EPYC, noisy): 4 KiB 0.22-0.53x a copy at 256 KiB / 4 MiB / 64 MiB, 16 KiB 0.36-0.58x,
-// 32 KiB 0.28-0.58x, 128 KiB 0.34-0.60x; 16 KiB keeps 16 tasks at 256 KiB.
+// Task sizes from 4 KiB to 128 KiB measured alike within the noise on x86-64 (docs/performance.md);
+// 16 KiB keeps 16 tasks at 256 KiB.
 constexpr size_t kFusedGatherBytes = size_t{16} << 10;
 constexpr size_t kTileRows = 128;
 // Columns per tile when a transposed input is gathered tile by tile (kTileRows x kTileColumns).
@@ -50,11 +49,10 @@ using TileGatherFn = void (*)(const std::byte*, ptrdiff_t, ptrdiff_t, std::byte*
 
 // Transposed tiles are handed out in runs of consecutive tiles, about kRunsPerThread runs per
 // thread, each at most kMaxRunBytes of output (a helper descheduled mid-run delays its caller by
-// at most that much work). Handed out one at a time, the two threads of a 2-core VM alternated
-// tiles and ran slower than one thread from 256 KiB to 8 MiB (the shared counter's line moving
-// between the cores for every 8-16 KiB tile); in runs, its 2-thread transposes of 256 KiB to 8 MiB
-// went from 0.29-0.96 of a copy to 0.71-1.72 (docs/performance.md). A cap of 1 MiB measured the
-// same as none.
+// at most that much work). Handed out one at a time, two threads alternated tiles and ran slower
+// than one thread on mid-sized transposes (the shared counter's line moving between the cores for
+// every tile); in runs they are faster than one (measured on x86-64; docs/performance.md). A cap
+// of 1 MiB measured the same as none.
 constexpr uint64_t kRunsPerThread = 4;
 constexpr uint64_t kMaxRunBytes = uint64_t{1} << 20;
 
@@ -76,20 +74,17 @@ static_assert(kTransposeTileEdge[0] * kTransposeTileEdge[0] * 1 <= kTransposeTil
 constexpr uint64_t kStreamOutputBytes = uint64_t{8} << 20;
 // From this size when input and output rows are both far apart (kFarRowBytes) and the output's rows
 // start on cache lines: each tile then writes row pieces of whole lines a page or more apart,
-// whose write-allocate reads the prefetchers do not follow. Measured (eltwise_transpose_peers,
-// medians of 3 runs alternating with the code before, on a Xeon VM, copy time / eltwise time):
-// f32 1024² 0.42 -> 0.54 on 1 thread, 0.81 -> 1.16 on 2. Rows that do not start on lines lost on
-// one thread (f64 724², 5792-byte rows: 0.62 -> 0.41, though 0.98 -> 1.12 on 2); where a tile
-// writes whole output rows one after another (NCHW -> NHWC) it lost on 2 threads (f16 at 3 MiB
-// 1.61 -> 1.17), and where input rows are closer (batched transposes) too (f32 at 4 MiB 1.64 ->
-// 1.24): those keep kStreamOutputBytes.
+// whose write-allocate reads the prefetchers do not follow: there streaming gained on 1 and 2
+// threads. Rows that do not start on lines lost on one thread; where a tile writes whole output
+// rows one after another (NCHW -> NHWC) it lost on 2 threads, and where input rows are closer
+// (batched transposes) too: those keep kStreamOutputBytes. Chosen by measurement on x86-64
+// (eltwise_transpose_peers; see docs/performance.md).
 constexpr uint64_t kStreamScatteredOutputBytes = uint64_t{2} << 20;
 // 1-byte elements (tiles of 128 rows) whose input and output rows lie at least this far apart and
-// whose output rows start on lines are taken along the input and streamed as if far (above).
-// Measured (eltwise_transpose_peers, int8 2-d transposes, medians of 3 runs alternating with the
-// code before, on a Xeon VM, 1 / 2 threads): 2048² 0.47 -> 0.47 / 0.74 -> 0.93, 3072² 0.40 ->
-// 0.47 / 0.63 -> 0.77. Without lined output rows, along the input without the stream, it lost on
-// 2 threads (2508² 0.83 -> 0.73, 3547² 0.70 -> 0.62, 3965² 0.63 -> 0.57) though it gained on 1.
+// whose output rows start on lines are taken along the input and streamed as if far (above): that
+// gained on 2 threads and tied or gained on 1. Without lined output rows, along the input without
+// the stream, it lost on 2 threads though it gained on 1. Chosen by measurement on x86-64 (int8
+// 2-d transposes, eltwise_transpose_peers; see docs/performance.md).
 constexpr ptrdiff_t kByteRowBytes = 2048;
 
 // `bytes` from `from` (16-byte aligned) to `to` (16-byte aligned), 16 bytes at a time with

@@ -20,14 +20,14 @@ namespace {
 // another then starts without a futex wake-up (tens of microseconds on a busy machine).
 constexpr auto kSpin = std::chrono::microseconds(50);
 constexpr int kMaxWorkers = 1023;
-// Pauses the caller spins for its helpers to finish before it sleeps instead (about 5-20 us):
-// helpers that are running finish within it; one the OS has descheduled gets the caller's core.
+// Pauses the caller spins for its helpers to finish before it sleeps instead: helpers that are
+// running finish within it; one the OS has descheduled gets the caller's core.
 constexpr int kSpinsBeforeSleep = 256;
 // A caller that waited for its helpers longer than this and longer than it worked itself had a
-// helper descheduled holding a task for a scheduler slice: measured with `eltwise bench --busy 1`
-// on 2 cores, such waits are 3-4 ms, while a running helper finishes within about one task (~10 us)
-// and short interruptions of it on a quiet machine (interrupts, the hypervisor) last 100-250 us,
-// too short to be worth calls on fewer threads.
+// helper descheduled holding a task for a scheduler slice (milliseconds), while a running helper
+// finishes within about one task and short interruptions of it on a quiet machine (interrupts,
+// the hypervisor) are much shorter than a slice, too short to be worth calls on fewer threads.
+// Chosen by measurement on x86-64 with `eltwise bench --busy 1` (docs/performance.md).
 constexpr auto kStallMin = std::chrono::milliseconds(1);
 }  // namespace
 

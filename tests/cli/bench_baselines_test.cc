@@ -1,7 +1,7 @@
-// The copy loop that `eltwise bench` holds every operator against (bench/toolkit/baselines.h):
+// The copy loop that `eltwise bench` holds every operator against (tools/bench/baselines.h):
 // every byte copied, none beyond, at lengths around its 256-byte steps, unaligned, and in place,
 // whichever vector width the running CPU picked; and the team that runs its threads in lock step
-// (bench/toolkit/threads.h).
+// (tools/bench/threads.h).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "toolkit/baselines.h"
-#include "toolkit/threads.h"
+#include "bench/baselines.h"
+#include "bench/threads.h"
 
 namespace eltwise::bench {
 namespace {

@@ -13,6 +13,7 @@
 #include "core/device_state.h"
 #include "core/plan.h"
 #include "cpu/cpu_backend.h"
+#include "cpu/reference_kernels.h"
 #include "cuda/cuda_backend.h"
 #include "cuda/fast_divmod.h"
 #include "cuda/kernel_bodies.h"
@@ -21,7 +22,6 @@
 #include "cuda/launch_table.h"
 #include "eltwise/eltwise.h"
 #include "layout_cases.h"
-#include "ref/reference_kernels.h"
 #include "test_values.h"
 
 namespace eltwise::testing {

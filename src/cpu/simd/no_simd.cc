@@ -1,6 +1,6 @@
 // Builds without Highway: the reference table is the only (and best) table.
 #include "cpu/kernel_dispatch.h"
-#include "ref/reference_kernels.h"
+#include "cpu/reference_kernels.h"
 
 namespace eltwise {
 

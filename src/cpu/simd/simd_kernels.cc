@@ -13,8 +13,8 @@
 #include <type_traits>
 
 #include "cpu/kernel_dispatch.h"
+#include "cpu/reference_kernels.h"
 #include "ref/functors.h"
-#include "ref/reference_kernels.h"
 
 #ifndef ELTWISE_SIMD_TARGET_TABLES
 #define ELTWISE_SIMD_TARGET_TABLES
@@ -172,10 +172,8 @@ void PatternFill(std::byte* out, size_t bytes, const std::byte* pattern) {
 // Copy (Round on integers is the identity). In place it is nothing. Disjoint runs below
 // kMemmoveCopyBytes take a loop of whole vectors (the last one overlapping): glibc's memmove
 // starts `rep movsb` from 2 KiB, whose startup cost a small call pays in full; from 32 KiB on,
-// memmove is the faster. Measured with eltwise bench (Round uint8, contiguous, 1 thread, EPYC
-// Zen 4; ratio to the bench's best copy), memmove / this loop: 4 KiB 0.45 / 0.83, 16 KiB
-// 0.62 / 0.92, 24 KiB 0.66 / 0.91, 32 KiB 0.99 / 0.57, 64 KiB 0.96-1.13 / 0.72-0.74. Larger or
-// overlapping runs take memmove, which is exact for any overlap.
+// memmove is the faster (chosen by measurement on x86-64 with eltwise bench; see
+// docs/performance.md). Larger or overlapping runs take memmove, which is exact for any overlap.
 constexpr size_t kMemmoveCopyBytes = size_t{32} << 10;
 void CopyKernel(const std::byte* in, std::byte* out, size_t n, size_t element_size) {
   const size_t bytes = n * element_size;

@@ -339,9 +339,8 @@ struct OpFor<RoundFunctor<kMode>, bfloat16_t> {
 // f16 Round: F16C conversions where the target has them, except ties-away on AVX-512, which is
 // faster in the integer domain; the integer domain on targets without F16C (SSSE3 excepted: its
 // 16-bit variable shift in Highway 1.0.3 needs SSE4.1, so it keeps the reference loop).
-// Measured, kernel/<target>/Round*/float16/64KiB, GB/s (F16C / integer): AVX3 ties-even 103 / 55,
-// ties-away 55 / 78, toward zero 100 / 107, floor and ceil 104 / 56-63; AVX2 58 / 21-29;
-// SSE4 reference 2.0-3.5 / integer 8.9-13.
+// Chosen by measurement of the kernels (eltwise_benchmark, kernel/<target>/Round*/float16) on
+// x86-64; see docs/performance.md.
 template <RoundingMode kMode>
 struct OpFor<RoundFunctor<kMode>, float16_t> {
 #if ELTWISE_HWY_EXPLICIT_ROUND && ELTWISE_HWY_NATIVE_F16

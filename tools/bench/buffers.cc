@@ -1,9 +1,9 @@
-#include "toolkit/buffers.h"
+#include "bench/buffers.h"
 
 #include <algorithm>
 #include <new>
 
-#include "toolkit/failure.h"
+#include "bench/failure.h"
 
 namespace eltwise::bench {
 

@@ -1,6 +1,6 @@
 // Reference loops: the scalar functors applied one element at a time. They are complete (every
 // function and type) and are what the SIMD kernels are compared against.
-#include "ref/reference_kernels.h"
+#include "cpu/reference_kernels.h"
 
 #include <cstring>
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "bench/records.h"
+#include "bench/timing.h"
 #include "eltwise/eltwise.h"
-#include "toolkit/records.h"
-#include "toolkit/timing.h"
 
 namespace eltwise::bench {
 

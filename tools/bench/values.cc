@@ -1,4 +1,4 @@
-#include "toolkit/values.h"
+#include "bench/values.h"
 
 #include <algorithm>
 #include <cmath>

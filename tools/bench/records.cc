@@ -1,4 +1,4 @@
-#include "toolkit/records.h"
+#include "bench/records.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "toolkit/failure.h"
-#include "toolkit/json.h"
+#include "bench/failure.h"
+#include "bench/json.h"
 
 namespace eltwise::bench {
 namespace {

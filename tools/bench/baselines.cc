@@ -1,4 +1,4 @@
-#include "toolkit/baselines.h"
+#include "bench/baselines.h"
 
 #include <cstring>
 #include <utility>

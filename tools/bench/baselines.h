@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "toolkit/threads.h"
+#include "bench/threads.h"
 
 namespace eltwise::bench {
 

@@ -1,4 +1,4 @@
-#include "toolkit/json.h"
+#include "bench/json.h"
 
 namespace eltwise::bench {
 

@@ -1,4 +1,4 @@
-#include "toolkit/sizes.h"
+#include "bench/sizes.h"
 
 #include <cctype>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "toolkit/timing.h"
+#include "bench/timing.h"
 
 #include <time.h>
 

@@ -1,4 +1,4 @@
-#include "toolkit/layouts.h"
+#include "bench/layouts.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "toolkit/threads.h"
+#include "bench/threads.h"
 
 namespace eltwise::bench {
 

@@ -1,4 +1,4 @@
-#include "toolkit/operator_bench.h"
+#include "bench/operator_bench.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/baselines.h"
+#include "bench/buffers.h"
+#include "bench/failure.h"
+#include "bench/layouts.h"
+#include "bench/threads.h"
+#include "bench/values.h"
 #include "core/op_registry.h"
-#include "toolkit/baselines.h"
-#include "toolkit/buffers.h"
-#include "toolkit/failure.h"
-#include "toolkit/layouts.h"
-#include "toolkit/threads.h"
-#include "toolkit/values.h"
 
 namespace eltwise::bench {
 namespace {
