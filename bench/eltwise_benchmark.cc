@@ -30,6 +30,7 @@
 #include "core/function.h"
 #include "cpu/kernel_dispatch.h"
 #include "eltwise/eltwise.h"
+#include "measure_support.h"
 
 namespace eltwise {
 namespace {

@@ -47,6 +47,7 @@
 #include "cpu/kernel_dispatch.h"
 #include "cpu/reference_kernels.h"
 #include "eltwise/types.h"
+#include "measure_support.h"
 
 #if ELTWISE_HAVE_XNNPACK
 #include <pthreadpool.h>

@@ -16,6 +16,7 @@
 #include "core/function.h"
 #include "cpu/kernel_dispatch.h"
 #include "cpu/thread_pool.h"
+#include "measure_support.h"
 
 namespace eltwise {
 namespace {

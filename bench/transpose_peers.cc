@@ -42,6 +42,7 @@
 #include "bench/timing.h"
 #include "cpu/thread_pool.h"
 #include "eltwise/eltwise.h"
+#include "measure_support.h"
 
 #if ELTWISE_HAVE_ONEDNN
 #include <oneapi/dnnl/dnnl.hpp>

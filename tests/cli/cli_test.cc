@@ -906,6 +906,60 @@ TEST_F(Cli, BenchTimesEveryChosenCaseAndWritesItsRecords) {
   }
 }
 
+// `eltwise bench` builds every layout it names for every float type (the partial-overlap ones
+// inside one buffer) and times each against its baseline: one row and one record per case, in the
+// order asked, each with a copy time and a ratio. One thread, process CPU time.
+TEST_F(Cli, BenchBuildsEveryLayoutForEveryFloatType) {
+  const char* const layouts[] = {"contiguous",
+                                 "inplace",
+                                 "transposed",
+                                 "broadcast",
+                                 "rows",
+                                 "gathered",
+                                 "gathered3",
+                                 "gathered4",
+                                 "overlap",
+                                 "overlap_cross",
+                                 "overlap_transpose",
+                                 "overlap_reverse",
+                                 "overlap_transpose_wide",
+                                 "overlap_reverse_shifted",
+                                 "overlap_permute",
+                                 "overlap_transpose_shifted",
+                                 "overlap_broadcast",
+                                 "nchw_to_nhwc",
+                                 "nhwc_to_nchw",
+                                 "batched_transpose"};
+  const char* const dtypes[] = {"float32", "float16", "bfloat16", "float64"};
+  const fs::path json = Path("layouts.json");
+  std::vector<std::string> args = {"bench",   "--ops",   "round",      "--threads", "1",
+                                   "--clock", "cpu",     "--min-time", "0.0001",    "--repeats",
+                                   "1",       "--sizes", "64K",        "--json",    json.string(),
+                                   "--quiet", "--dtypes"};
+  args.insert(args.end(), std::begin(dtypes), std::end(dtypes));
+  args.push_back("--layouts");
+  args.insert(args.end(), std::begin(layouts), std::end(layouts));
+  const CliResult r = Run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string table = Normalize(r.out);
+  const std::string records = SlurpText(json);
+  size_t row_at = 0, record_at = 0;
+  for (const char* dtype : dtypes) {
+    for (const char* layout : layouts) {
+      const std::string row =
+          std::string(" round halves_to_nearest_even ") + dtype + " " + layout + " ";
+      row_at = table.find(row, row_at);
+      ASSERT_NE(row_at, std::string::npos) << row << "\n" << r.out;
+      const std::string record =
+          std::string("\"dtype\": \"") + dtype + "\", \"layout\": \"" + layout + "\"";
+      record_at = records.find(record, record_at);
+      ASSERT_NE(record_at, std::string::npos) << record << "\n" << records;
+    }
+  }
+  EXPECT_EQ(records.find("\"ratio\": 0.0000"), std::string::npos) << records;
+  EXPECT_EQ(records.find("\"copy_seconds\": 0,"), std::string::npos) << records;
+}
+
 TEST_F(Cli, HelpAndVersion) {
   CliResult r = Run({"--help"});
   EXPECT_EQ(r.exit_code, 0);

@@ -35,9 +35,4 @@ std::optional<uint64_t> ParseByteCount(std::string_view text) {
   return count << shift;
 }
 
-std::string SizeName(uint64_t bytes) {
-  if (bytes >= (uint64_t{1} << 20)) return std::to_string(bytes >> 20) + "MiB";
-  return std::to_string(bytes >> 10) + "KiB";
-}
-
 }  // namespace eltwise::bench

@@ -23,57 +23,7 @@ uint16_t FloatToHalfBits(float x) {
   return static_cast<uint16_t>(sign | (ab - ((127 - 15) << 10)));  // exponent bias 127 -> 15
 }
 
-double HalfToDouble(uint16_t h) {
-  const int e = (h >> 10) & 0x1f;
-  const int m = h & 0x3ff;
-  double v;
-  if (e == 0) {
-    v = std::ldexp(m, -24);
-  } else if (e == 31) {
-    v = m ? NAN : INFINITY;
-  } else {
-    v = std::ldexp(m + 1024, e - 25);
-  }
-  return (h & 0x8000) ? -v : v;
-}
-
 }  // namespace
-
-double ToDouble(DataType type, const std::byte* element) {
-  switch (type) {
-    case DataType::kFloat32: {
-      float f;
-      std::memcpy(&f, element, 4);
-      return f;
-    }
-    case DataType::kFloat64: {
-      double d;
-      std::memcpy(&d, element, 8);
-      return d;
-    }
-    case DataType::kBFloat16: {
-      uint16_t h;
-      std::memcpy(&h, element, 2);
-      const uint32_t b = static_cast<uint32_t>(h) << 16;
-      float f;
-      std::memcpy(&f, &b, 4);
-      return f;
-    }
-    case DataType::kFloat16: {
-      uint16_t h;
-      std::memcpy(&h, element, 2);
-      return HalfToDouble(h);
-    }
-    default:
-      return NAN;
-  }
-}
-
-uint64_t Bits(DataType type, const std::byte* element) {
-  uint64_t b = 0;
-  std::memcpy(&b, element, ElementSize(type));  // little-endian
-  return b;
-}
 
 void StoreValue(DataType type, double value, std::byte* element) {
   switch (type) {

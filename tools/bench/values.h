@@ -1,5 +1,5 @@
-// Element values of the benchmarks' inputs: floating-point values to and from their bit patterns,
-// and random inputs.
+// Element values of the benchmarks' inputs: floating-point values stored from doubles, and random
+// inputs.
 #pragma once
 
 #include <cstddef>
@@ -10,10 +10,6 @@
 
 namespace eltwise::bench {
 
-// The value of a floating-point element (float16, bfloat16, float32, float64); NaN for other types.
-double ToDouble(DataType type, const std::byte* element);
-// The element's bit pattern (little-endian), in the low ElementSize(type) bytes.
-uint64_t Bits(DataType type, const std::byte* element);
 // Stores `value` as a floating-point element, rounded to nearest even (float16 and bfloat16:
 // finite values below 65520 only); other types are left alone.
 void StoreValue(DataType type, double value, std::byte* element);
