@@ -35,9 +35,10 @@ class Backend {
   // Optional fast path for host runs without a plan (staging::RunHost): the kernels that apply
   // `function` to `type` elements on the calling thread, packed (DirectKernel) or strided
   // (strides in bytes, any sign, zero for the input; `input` may be `output` with the same
-  // stride, no other overlap), and the bytes moved (input + output) below which Run itself would
-  // stay on the calling thread; a caller may call these kernels for smaller runs and get Run's
-  // results. Only a backend whose device memory is host memory offers them; {} and 0: none.
+  // stride, no other overlap), and the bytes moved (input + output) below which a caller runs
+  // these kernels itself rather than a compiled operator: at most the size below which Run stays
+  // on the calling thread, and the results are Run's either way. Only a backend whose device
+  // memory is host memory offers them; {} and 0: none.
   using StridedKernel = void (*)(const std::byte* input, ptrdiff_t input_stride, std::byte* output,
                                  ptrdiff_t output_stride, size_t count);
   struct HostKernels {

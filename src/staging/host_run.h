@@ -1,9 +1,10 @@
 // The library's one host fast path: a function applied to n host elements with byte strides, the
 // way a front end runs a packed array or a strided run handed to it (the Python module's packed
 // route and NumPy ufunc loops). Small runs call the CPU backend's kernel on the calling thread
-// (Backend::HostKernelsFor), below the one threshold the backend owns (Backend::InlineBytes, the
-// bytes moved below which it would not split a call across threads); larger ones go through a
-// compiled operator from the one cache (operator_cache.h), which splits them across threads.
+// (Backend::HostKernelsFor), below the one threshold the backend owns (Backend::InlineBytes,
+// derived from the bytes moved below which it would not split a call across threads); larger ones
+// go through a compiled operator from the one cache (operator_cache.h), which splits them across
+// threads.
 // Thread-safe; nothing here touches a front end's state. Not in the public API.
 #pragma once
 
@@ -41,9 +42,8 @@ uint64_t HostInlineBytes();
 inline void RunHost(Function f, DataType type, const std::byte* in, ptrdiff_t in_stride,
                     std::byte* out, ptrdiff_t out_stride, uint64_t n, int threads);
 
-// Addresses of process-wide state// Addresses of process-wide state of this copy of the library
-// (the operator cache, the host runs' backend), for checking that two modules share one copy. Needs
-// PrepareHostRuns.
+// Addresses of process-wide state of this copy of the library (the operator cache, the host
+// runs' backend), for checking that two modules share one copy. Needs PrepareHostRuns.
 std::pair<uintptr_t, uintptr_t> RuntimeIdentity();
 
 namespace detail {
