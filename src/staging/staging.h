@@ -102,13 +102,13 @@ class InPlaceRunner {
   explicit InPlaceRunner(const Device& device) : buffers_(device) {}
 
   // Runs `desc` (input and output descriptions equal, describing the packed bytes `data`) in
-  // place on `data`, whose host buffer extends to `capacity` >= data.size() bytes (the bytes past
-  // data.size() are the caller's, unchanged but for what DirectML's size rounding lets a kernel
-  // write). Where the device binds packed host arrays (a CPU device at the extended level) and
-  // `capacity` covers the description's total size, `data`'s buffer is bound as it is; elsewhere
-  // `data` is copied into the device buffer of max(capacity, total_tensor_size_in_bytes) bytes
-  // (bytes past `capacity` zero), run, copied back and synchronised. Every call of one runner
-  // passes the same capacity. On an error `data` may hold partial results.
+  // place on `data`, whose host buffer extends to `capacity` >= data.size() bytes (room for
+  // DirectML's size rounding; the bytes past data.size() may be bound, never written). Where the
+  // device binds packed host arrays (a CPU device at the extended level) and `capacity` covers the
+  // description's total size, `data`'s buffer is bound as it is; elsewhere `data` is copied into
+  // the device buffer of max(capacity, total_tensor_size_in_bytes) bytes (bytes past `capacity`
+  // zero), run, copied back and synchronised. Every call of one runner passes the same capacity. On
+  // an error `data` may hold partial results.
   Status Run(const OperatorDesc& desc, std::span<std::byte> data, uint64_t capacity);
 
  private:
