@@ -7,7 +7,6 @@
 #include <memory>
 #include <mutex>
 #include <new>
-#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -81,63 +80,6 @@ struct AlignedFree {
 };
 using AlignedBuffer = std::unique_ptr<std::byte[], AlignedFree>;
 
-// Runs the operator in place on packed chunks. The CPU device executes on the chunk's host memory
-// directly; another device copies each chunk into one device buffer, allocated for the first
-// chunk and reused by every later one, runs there and copies the result back. Chunks are run on
-// an extended-level device: the whole array was validated at the requested level, and a level
-// changes what is accepted, never a result.
-class ChunkRunner {
- public:
-  ChunkRunner(Device device, DataType type, const MakeOperatorDesc& desc_for)
-      : device_(std::move(device)), type_(type), desc_for_(desc_for), buffers_(device_) {}
-
-  // `chunk` holds whole elements; its buffer extends to `capacity` bytes (room for DirectML's
-  // size rounded up to 4 bytes). Every call passes the same capacity.
-  Status Run(std::byte* chunk, uint64_t bytes, uint64_t capacity) {
-    const uint64_t count = bytes / ElementSize(type_);
-    if (!compiled_ || compiled_count_ != count) {
-      Expected<CompiledOperator> op =
-          Compile(device_, desc_for_(TensorDesc::Packed(type_, {count})));
-      if (!op.ok()) return op.status();
-      compiled_ = std::move(*op);
-      compiled_count_ = count;
-    }
-    if (device_.kind() == DeviceKind::kCpu) {
-      return compiled_->Execute(ConstBinding{chunk, capacity}, Binding{chunk, capacity});
-    }
-    // A CUDA device: not run where coverage is taken (no GPU); tests/cuda/run_gpu_checks.sh runs
-    // `eltwise round --device cuda` on a GPU.
-    // GCOVR_EXCL_START
-    if (staged_ == nullptr) {
-      Expected<void*> buffer = buffers_.Allocate(capacity);
-      if (!buffer.ok()) return buffer.status();
-      staged_ = *buffer;
-      staged_capacity_ = capacity;
-    }
-    if (capacity != staged_capacity_) {
-      return InvalidArgument("a chunk's capacity changed within one stream");
-    }
-    if (Status s = CopyToDevice(device_, staged_, chunk, bytes); !s.ok()) return s;
-    if (Status s = compiled_->Execute(ConstBinding{staged_, capacity}, Binding{staged_, capacity});
-        !s.ok()) {
-      return s;
-    }
-    if (Status s = CopyToHost(device_, chunk, staged_, bytes); !s.ok()) return s;
-    return Synchronize(device_);
-  }
-  // GCOVR_EXCL_STOP
-
- private:
-  Device device_;
-  DataType type_;
-  const MakeOperatorDesc& desc_for_;
-  std::optional<CompiledOperator> compiled_;
-  uint64_t compiled_count_ = 0;
-  staging::DeviceBuffers buffers_;  // frees the buffer below once the device's work is done
-  void* staged_ = nullptr;  // the device buffer every chunk is copied into (non-CPU devices)
-  uint64_t staged_capacity_ = 0;
-};
-
 // A queue of buffer indices between the two threads, with room for `capacity` indices allocated
 // up front: Push never allocates, so it cannot fail on the writer thread (where an exception would
 // end the process). At most every buffer and the end marker are ever queued at once.
@@ -187,11 +129,14 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
   if (Status s = Validate(device.feature_level(), desc_for(header.Desc())); !s.ok()) {
     Fail(s, options.input);
   }
+  // Chunks run in place through the staging module's runner: on a CPU device on the chunk's host
+  // memory itself; on another device through one device buffer, allocated for the first chunk
+  // and reused by every later one. Chunks are run on an extended-level device: the whole array
+  // was validated at the requested level, and a level changes what is accepted, never a result.
   DeviceOptions chunk_options = device_options;
   chunk_options.feature_level = std::string(Name(FeatureLevel::kExtended));
-  ChunkRunner runner(
-      device.feature_level() == FeatureLevel::kExtended ? device : MakeDevice(chunk_options),
-      header.type, desc_for);
+  staging::InPlaceRunner runner(
+      device.feature_level() == FeatureLevel::kExtended ? device : MakeDevice(chunk_options));
 
   Expected<npy::PendingFile> output = npy::PendingFile::Create(options.output);
   if (!output.ok()) Fail(output.status());
@@ -280,7 +225,8 @@ void TransformNpyFile(const DeviceOptions& device_options, const MakeOperatorDes
     status = input->ReadData(std::span<std::byte>(chunk, bytes));
     if (status.ok()) {
       if (swap) npy::SwapElementBytes(std::span<std::byte>(chunk, bytes), element_size);
-      status = runner.Run(chunk, bytes, capacity);
+      status = runner.Run(desc_for(TensorDesc::Packed(header.type, {bytes / element_size})),
+                          std::span<std::byte>(chunk, bytes), capacity);
       if (!status.ok()) status = Status(status.code(), options.input + ": " + status.message());
       if (swap) npy::SwapElementBytes(std::span<std::byte>(chunk, bytes), element_size);
     }

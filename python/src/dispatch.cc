@@ -11,6 +11,8 @@
 #include "numpy_api.h"
 #include "operands.h"
 #include "runner.h"
+#include "staging/host_run.h"
+#include "staging/operator_cache.h"
 #include "staging/staging.h"
 #include "ufuncs.h"
 
@@ -96,11 +98,11 @@ std::optional<DataType> PackedType(const Request& r, PyObject* x_object, PyObjec
 // The ufunc route's condition, for an exact NumPy array x: any other layout of a host array at the
 // extended level (strided, reversed, broadcast; up to 8 dimensions), with no out or an out of the
 // same dtype and shape: NumPy's iterator walks it and the ufunc's loop runs the library's kernels
-// on each run (runner.h); NumPy copies operands that overlap other than exactly, which gives the
-// "x read whole" result. Much cheaper per call than describing and compiling the layout. Not for
-// 0-d arrays (a ufunc returns a scalar for them), more than kMaxRank dimensions (the library's
-// rank rule, after merging, applies), non-native byte order or an out eltwise must check itself
-// (another dtype or shape, a strided out: EltwiseError).
+// on each run (staging/host_run.h); NumPy copies operands that overlap other than exactly, which
+// gives the "x read whole" result. Much cheaper per call than describing and compiling the layout.
+// Not for 0-d arrays (a ufunc returns a scalar for them), more than kMaxRank dimensions (the
+// library's rank rule, after merging, applies), non-native byte order or an out eltwise must check
+// itself (another dtype or shape, a strided out: EltwiseError).
 bool UfuncFits(const Request& r, PyObject* x_object, PyObject* out_object) {
   if (!OnHostAtExtendedLevel(r)) return false;
   auto* x = reinterpret_cast<PyArrayObject*>(x_object);
@@ -135,14 +137,15 @@ Route ChooseRoute(const Request& r, PyObject* x, PyObject* out) {
       return {Route::kPacked, *type};
     }
     if (UfuncFits(r, x, out)) {
-      // Into a given out of kDirectBytes or more, the library plans the whole layout (a
-      // transposed or permuted x: tiles that read and write whole lines), where NumPy's iterator
-      // would hand the loop one strided row at a time (a transposed float32 x of 64 MiB: about
-      // as slow as np.copyto). Without an out, NumPy allocates one in x's memory order, which its
-      // iterator walks contiguously.
+      // Into a given out, from x's size reaching the host fast path's threshold
+      // (staging::HostInlineBytes), the library plans the whole layout (a transposed or permuted
+      // x: tiles that read and write whole lines), where NumPy's iterator would hand the loop one
+      // strided row at a time (a transposed float32 x of 64 MiB: about as slow as np.copyto).
+      // Without an out, NumPy allocates one in x's memory order, which its iterator walks
+      // contiguously.
       const auto* array = reinterpret_cast<PyArrayObject*>(x);
       const auto bytes = static_cast<uint64_t>(PyArray_NBYTES(array));
-      if (out != Py_None && bytes >= kDirectBytes) return {Route::kLibrary};
+      if (out != Py_None && bytes >= staging::HostInlineBytes()) return {Route::kLibrary};
       return {Route::kUfunc};
     }
     return {Route::kLibrary};
@@ -173,10 +176,10 @@ PyObject* RunPacked(const Request& r, DataType type, PyObject* x_object, PyObjec
   const Function function = FunctionFor(r.op, r.option, type);
   const auto esize = static_cast<ptrdiff_t>(ElementSize(type));
   if (2 * n * ElementSize(type) >= kReleaseGilBytes) {
-    Py_BEGIN_ALLOW_THREADS RunHost(function, type, in, esize, o, esize, n, r.threads);
+    Py_BEGIN_ALLOW_THREADS staging::RunHost(function, type, in, esize, o, esize, n, r.threads);
     Py_END_ALLOW_THREADS
   } else {
-    RunHost(function, type, in, esize, o, esize, n, r.threads);
+    staging::RunHost(function, type, in, esize, o, esize, n, r.threads);
   }
   return reinterpret_cast<PyObject*>(out);
 }
@@ -229,7 +232,7 @@ Status RunOnDevice(const Device& device, const staging::StridedCall& call, bool 
   const OperatorDesc desc =
       WithTensors(call.op, staging::Describe(call.type, g.sizes, g.in_strides, level),
                   staging::Describe(call.type, g.sizes, g.out_strides, level));
-  Expected<CompiledOperator> op = CompileCached(device, desc);
+  Expected<CompiledOperator> op = staging::CompileCached(device, desc);
   if (!op.ok()) return op.status();
   const staging::Region in = staging::RegionOf(call.input, call.type, g.sizes, g.in_strides);
   const staging::Region out = staging::RegionOf(call.output, call.type, g.sizes, g.out_strides);

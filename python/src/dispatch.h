@@ -1,7 +1,8 @@
 // How a parsed call (arguments.h) runs: one decision (ChooseRoute in dispatch.cc) picks one of
 // four routes, and each route runs straight through to the library:
 //  * packed: a contiguous host NumPy array at the extended level runs straight into the library's
-//    kernel (runner.h, RunHost), without descriptors, compile or staging;
+//    kernel (the library's host fast path, staging/host_run.h, RunHost), without descriptors,
+//    compile or staging;
 //  * ufunc: other host arrays at the extended level, and containers with __array_ufunc__ (Dask,
 //    xarray, pandas), go through the op's NumPy ufunc (ufuncs.h), whose loops call RunHost;
 //  * library: everything else that is an array (DLPack tensors, other devices, DirectML levels,

@@ -24,6 +24,8 @@
 #include "operands.h"
 #include "runner.h"
 #include "runtime_identity.h"
+#include "staging/host_run.h"
+#include "staging/operator_cache.h"
 #include "ufuncs.h"
 
 namespace py = pybind11;
@@ -129,6 +131,9 @@ PYBIND11_MODULE(_core, m) {
   // pybind11's own NumPy table is a function-local static whose initialiser imports NumPy (which
   // may release the GIL): initialise it here, not in whichever threads first call in at once.
   py::detail::npy_api::get();
+  // What every host run uses, opened here (with the GIL, where a failure can be raised): the
+  // ufunc loops run without it and cannot report one.
+  if (ew::Status s = ew::staging::PrepareHostRuns(); !s.ok()) ThrowStatus(s);
   m.doc() = "eltwise's compiled core; use the eltwise package.";
   // Each docstring starts with its Python signature (pybind11's would show C++ handle types).
   py::options options;
@@ -191,10 +196,11 @@ the initial setting). A call's threads= and the num_threads context take precede
 The process-wide default of set_num_threads (0: one per hardware thread).)doc");
   m.def("_set_thread_override", &SetThreadOverride, py::arg("threads"),
         "Sets the calling thread's default thread count (-1: none); returns the previous one.");
-  m.def("_operator_cache_size", &OperatorCacheSize,
-        "How many compiled operators the module's cache holds (at most 256).");
+  m.def(
+      "_operator_cache_size", [] { return ew::staging::OperatorCache::Global().size(); },
+      "How many compiled operators the library's cache holds (at most 256).");
   m.def("_runtime_identity", &RuntimeIdentity,
-        "(kernel table address, thread pool address) of the library this module runs on.");
+        "(operator cache address, host backend address) of the library this module runs on.");
 
   m.def("supports", &SupportsPy, py::arg("op"), py::arg("dtype"), py::arg("ndim"),
         py::arg("feature_level") = "extended",

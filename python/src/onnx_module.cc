@@ -207,7 +207,7 @@ PYBIND11_MODULE(_onnx, m) {
   m.doc() = "The C++ ONNX front end of eltwise (models of Sign and Round nodes).";
   m.attr("MAX_OPSET") = onnx_frontend::kMaxKnownOpset;
   m.def("_runtime_identity", &python::RuntimeIdentity,
-        "(kernel table address, thread pool address) of the library this module runs on.");
+        "(operator cache address, host backend address) of the library this module runs on.");
   py::class_<Model>(m, "Model", "A parsed, validated ONNX model; run() it many times.")
       .def_static(
           "parse",

@@ -8,6 +8,7 @@
 #include "core/function.h"
 #include "core/op_registry.h"
 #include "runner.h"
+#include "staging/host_run.h"
 
 namespace eltwise::python {
 namespace {
@@ -26,9 +27,9 @@ struct LoopData {
 void Loop(char** args, const npy_intp* dims, const npy_intp* steps, void* data) {
   const auto& loop = *static_cast<const LoopData*>(data);
   if (dims[0] <= 0) return;
-  RunHost(loop.function, loop.type, reinterpret_cast<const std::byte*>(args[0]), steps[0],
-          reinterpret_cast<std::byte*>(args[1]), steps[1], static_cast<uint64_t>(dims[0]),
-          DefaultThreads());
+  staging::RunHost(loop.function, loop.type, reinterpret_cast<const std::byte*>(args[0]), steps[0],
+                   reinterpret_cast<std::byte*>(args[1]), steps[1], static_cast<uint64_t>(dims[0]),
+                   DefaultThreads());
 }
 
 // The name of `info`'s ufunc for option value `option`: the registry's prefix + the value's name,

@@ -1,6 +1,6 @@
 """eltwise._core and eltwise._onnx run on one copy of the library (libeltwise_runtime, next to them
-in the package folder): one thread pool and one kernel-table choice per process, not one per
-extension."""
+in the package folder): one operator cache, one host device, one thread pool and one kernel-table
+choice per process, not one per extension."""
 
 import os
 import sys
@@ -11,11 +11,11 @@ import eltwise
 from eltwise import _core
 
 
-def test_core_and_onnx_share_the_kernel_table_and_thread_pool():
+def test_core_and_onnx_share_the_operator_cache_and_host_backend():
     _onnx = pytest.importorskip("eltwise._onnx", reason="eltwise built without its ONNX front end")
-    kernel_table, thread_pool = _core._runtime_identity()
-    assert kernel_table != 0 and thread_pool != 0
-    assert _onnx._runtime_identity() == (kernel_table, thread_pool)
+    operator_cache, host_backend = _core._runtime_identity()
+    assert operator_cache != 0 and host_backend != 0
+    assert _onnx._runtime_identity() == (operator_cache, host_backend)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")

@@ -59,8 +59,8 @@ def test_loops_bit_exact(op, param, dtype, rng):
 @pytest.mark.parametrize("dtype", [np.dtype("float32"), np.dtype("float16"), np.dtype("int64")],
                          ids=str)
 def test_large_runs_go_through_the_library(op, param, dtype, rng):
-    """Above runner.h's kDirectBytes the loop hands the run to a cached compiled operator, which
-    splits it across threads: contiguous, strided, reversed."""
+    """From the host fast path's threshold (staging/host_run.h) the loop hands the run to a cached
+    compiled operator, which splits it across threads: contiguous, strided, reversed."""
     base = special_values(dtype, rng, random_count=300_000)
     want = expected(op, base, param)
     u = ufunc(op, param)

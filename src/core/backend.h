@@ -32,6 +32,22 @@ class Backend {
   using DirectKernel = void (*)(const std::byte* input, std::byte* output, size_t count);
   virtual DirectKernel DirectKernelFor(const Plan& /*plan*/) const { return nullptr; }
 
+  // Optional fast path for host runs without a plan (staging::RunHost): the kernels that apply
+  // `function` to `type` elements on the calling thread, packed (DirectKernel) or strided
+  // (strides in bytes, any sign, zero for the input; `input` may be `output` with the same
+  // stride, no other overlap), and the bytes moved (input + output) below which a caller runs
+  // these kernels itself rather than a compiled operator: at most the size below which Run stays
+  // on the calling thread, and the results are Run's either way. Only a backend whose device
+  // memory is host memory offers them; {} and 0: none.
+  using StridedKernel = void (*)(const std::byte* input, ptrdiff_t input_stride, std::byte* output,
+                                 ptrdiff_t output_stride, size_t count);
+  struct HostKernels {
+    DirectKernel packed = nullptr;
+    StridedKernel strided = nullptr;
+  };
+  virtual HostKernels HostKernelsFor(Function /*function*/, DataType /*type*/) const { return {}; }
+  virtual uint64_t InlineBytes() const { return 0; }
+
   // Device memory (see eltwise::Allocate and friends in device.h).
   virtual Expected<void*> Allocate(uint64_t bytes) const = 0;
   virtual void Free(void* pointer) const = 0;

@@ -1,5 +1,5 @@
 // Model::Impl, a loaded model: the values and nodes model_load.cc validates, the execution plan
-// and the compiled-operator cache model_run.cc runs it with.
+// and what model_run.cc runs it with.
 #pragma once
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 #include "eltwise/device.h"
 #include "eltwise/operators.h"
 #include "onnx/onnx_frontend.h"
+#include "staging/operator_cache.h"
 
 namespace eltwise::onnx_frontend {
 
@@ -41,32 +42,13 @@ struct Model::Impl {
   std::vector<HostTensor> initializers;
   std::unordered_map<std::string, Value> values;
 
-  // Compiled operators by (device, node index, input shape): Run compiles each node once per
-  // device and shape and afterwards only executes it. A CompiledOperator holds its Device, so a
-  // cached device's state (the key) cannot be freed and its address reused. The cache is bounded
-  // (a model run with ever new symbolic dimensions would otherwise grow it without limit).
-  // Looked up by a key over the caller's shape (KeyView), without copying it.
-  template <class Shape>
-  struct Key {
-    const void* device = nullptr;
-    size_t node = 0;
-    Shape shape;
-  };
-  using CompiledKey = Key<std::vector<uint64_t>>;
-  using KeyView = Key<std::span<const uint64_t>>;
-  struct KeyLess {
-    using is_transparent = void;
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const {
-      if (a.device != b.device) return std::less<const void*>()(a.device, b.device);
-      if (a.node != b.node) return a.node < b.node;
-      return std::lexicographical_compare(a.shape.begin(), a.shape.end(), b.shape.begin(),
-                                          b.shape.end());
-    }
-  };
-  static constexpr size_t kMaxCompiled = 256;
-  mutable std::mutex compiled_mutex;
-  mutable std::map<CompiledKey, CompiledOperator, KeyLess> compiled;
+  // Compiled operators come from the library's one cache (staging::CompileCached), in a scope of
+  // this model's own per node (cache_owner, node index), so that Run compiles each node once per
+  // device and input shape (as long as the bounded cache keeps it) and compile_count counts this
+  // model's compiles. A CompiledOperator holds its Device, so a cached device's state (part of
+  // the key) cannot be freed and its address reused.
+  const uint64_t cache_owner = staging::NewCacheOwner();
+  mutable std::mutex compiled_mutex;  // guards compile_count
   mutable uint64_t compile_count = 0;
 
   // The compiled operator of node `index` for `device` and `input` (type and shape), its

@@ -1,5 +1,6 @@
-// Running a loaded model: the execution plan fixed at load, the compiled-operator cache, and the
-// runs themselves, on host memory or staged through device buffers.
+// Running a loaded model: the execution plan fixed at load, its operators from the library's
+// compiled-operator cache, and the runs themselves, on host memory or staged through device
+// buffers.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include "eltwise/operators.h"
 #include "onnx/internal.h"
 #include "onnx/model_impl.h"
+#include "staging/operator_cache.h"
 #include "staging/staging.h"
 
 namespace eltwise::onnx_frontend {
@@ -94,25 +96,20 @@ uint64_t Model::compile_count() const {
 Expected<CompiledOperator> Model::Impl::CompiledNode(const Device& device, size_t index,
                                                      DataType type, std::span<const uint64_t> shape,
                                                      uint64_t buffer_bytes) const {
-  {
-    std::lock_guard<std::mutex> lock(compiled_mutex);
-    if (auto it = compiled.find(KeyView{&device.state(), index, shape}); it != compiled.end()) {
-      return it->second;
-    }
-  }
-  CompiledKey key{&device.state(), index, std::vector<uint64_t>(shape.begin(), shape.end())};
   TensorDesc desc;
   desc.type = type;
-  desc.sizes = key.shape;
+  desc.sizes.assign(shape.begin(), shape.end());
   desc.total_tensor_size_in_bytes = buffer_bytes;
   // The option ONNX's definition of the op means (Sign: NaN propagates, like np.sign).
   const OpInfo& info = *FindOpByTitle(nodes[index].op_type);
-  Expected<CompiledOperator> op = Compile(device, MakeDesc(info.op, info.onnx_option, desc, desc));
-  if (!op.ok()) return op;
-  std::lock_guard<std::mutex> lock(compiled_mutex);
-  ++compile_count;
-  if (compiled.size() >= kMaxCompiled) compiled.clear();
-  compiled.emplace(std::move(key), *op);
+  bool compiled = false;
+  Expected<CompiledOperator> op =
+      staging::CompileCached(device, MakeDesc(info.op, info.onnx_option, desc, desc),
+                             staging::CacheScope{cache_owner, index}, &compiled);
+  if (compiled) {
+    std::lock_guard<std::mutex> lock(compiled_mutex);
+    ++compile_count;
+  }
   return op;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/op_registry.h"
 #include "core/out_of_memory.h"
+#include "staging/operator_cache.h"
 
 namespace eltwise::staging {
 namespace {
@@ -255,20 +256,43 @@ Expected<void*> DeviceBuffers::Upload(std::span<const std::byte> host, uint64_t 
   return p;
 }
 
+Status InPlaceRunner::Run(const OperatorDesc& desc, std::span<std::byte> data, uint64_t capacity) {
+  const Device& device = buffers_.device();
+  Expected<CompiledOperator> op = CompileCached(device, desc);
+  if (!op.ok()) return op.status();
+  if (BindsPackedHostArrays(device) && capacity >= InputOf(desc).total_tensor_size_in_bytes) {
+    return op->Execute(ConstBinding{data.data(), capacity}, Binding{data.data(), capacity});
+  }
+  const uint64_t bytes = std::max(capacity, InputOf(desc).total_tensor_size_in_bytes);
+  if (staged_ == nullptr) {
+    Expected<void*> buffer = buffers_.Allocate(bytes);
+    if (!buffer.ok()) return buffer.status();
+    staged_ = *buffer;
+    staged_capacity_ = capacity;
+    staged_bytes_ = bytes;
+    if (bytes > capacity) {  // padding no element addresses; zeroed so no byte is undefined
+      const std::vector<std::byte> zeros(bytes - capacity);
+      auto* padding = static_cast<std::byte*>(staged_) + capacity;
+      if (Status s = CopyToDevice(device, padding, zeros.data(), zeros.size()); !s.ok()) return s;
+      if (Status s = Synchronize(device); !s.ok()) return s;  // `zeros` must outlive the copy
+    }
+  }
+  if (capacity != staged_capacity_ || bytes > staged_bytes_) {
+    return InvalidArgument("a chunk's capacity changed within one stream");
+  }
+  if (Status s = CopyToDevice(device, staged_, data.data(), data.size()); !s.ok()) return s;
+  if (Status s = op->Execute(ConstBinding{staged_, staged_bytes_}, Binding{staged_, staged_bytes_});
+      !s.ok()) {
+    return s;
+  }
+  if (Status s = CopyToHost(device, data.data(), staged_, data.size()); !s.ok()) return s;
+  return Synchronize(device);
+}
+
 Status RunInPlace(const Device& device, const OperatorDesc& desc, std::span<std::byte> data) {
   return GuardAllocation("staging::RunInPlace", [&]() -> Status {
-    Expected<CompiledOperator> op = Compile(device, desc);
-    if (!op.ok()) return op.status();
-    const uint64_t bytes =
-        std::max<uint64_t>(data.size(), InputOf(desc).total_tensor_size_in_bytes);
-    DeviceBuffers buffers(device);
-    Expected<void*> staged = buffers.Upload(data, bytes);
-    if (!staged.ok()) return staged.status();
-    if (Status s = op->Execute(ConstBinding{*staged, bytes}, Binding{*staged, bytes}); !s.ok()) {
-      return s;
-    }
-    if (Status s = CopyToHost(device, data.data(), *staged, data.size()); !s.ok()) return s;
-    return Synchronize(device);
+    InPlaceRunner runner(device);
+    return runner.Run(desc, data, data.size());
   });
 }
 

@@ -93,10 +93,33 @@ class DeviceBuffers {
 // ---------------------------------------------------------------------------------------------
 // Whole calls.
 
-// Compiles `desc` (input and output descriptions equal, describing `data`) on `device` and runs it
-// in place on the host bytes `data`: staged in a device buffer of max(data.size(),
-// total_tensor_size_in_bytes) bytes, copied back and synchronised. A failed allocation is
-// kOutOfMemory (no std::bad_alloc escapes). On an error `data` may hold partial results.
+// Runs operators in place on host bytes, call after call (the CLI's chunks of a stream, the demo's
+// one call): each operator comes from the one cache (CompileCached), and the device buffer a
+// device with its own memory needs is allocated by the first call and reused by every later one.
+// One runner per thread.
+class InPlaceRunner {
+ public:
+  explicit InPlaceRunner(const Device& device) : buffers_(device) {}
+
+  // Runs `desc` (input and output descriptions equal, describing the packed bytes `data`) in
+  // place on `data`, whose host buffer extends to `capacity` >= data.size() bytes (room for
+  // DirectML's size rounding; the bytes past data.size() may be bound, never written). Where the
+  // device binds packed host arrays (a CPU device at the extended level) and `capacity` covers the
+  // description's total size, `data`'s buffer is bound as it is; elsewhere `data` is copied into
+  // the device buffer of max(capacity, total_tensor_size_in_bytes) bytes (bytes past `capacity`
+  // zero), run, copied back and synchronised. Every call of one runner passes the same capacity. On
+  // an error `data` may hold partial results.
+  Status Run(const OperatorDesc& desc, std::span<std::byte> data, uint64_t capacity);
+
+ private:
+  DeviceBuffers buffers_;  // frees the buffer below once the device's work is done
+  void* staged_ = nullptr;
+  uint64_t staged_capacity_ = 0;
+  uint64_t staged_bytes_ = 0;
+};
+
+// InPlaceRunner(device).Run(desc, data, data.size()). A failed allocation is kOutOfMemory (no
+// std::bad_alloc escapes).
 Status RunInPlace(const Device& device, const OperatorDesc& desc, std::span<std::byte> data);
 
 // Where a strided call's operands are: host memory, or the device's own memory (host memory for
