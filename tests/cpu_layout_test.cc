@@ -33,6 +33,7 @@
 #include "core/plan.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/kernel_dispatch.h"
+#include "cpu/overlap/scheme.h"
 #include "cpu/reference_kernels.h"
 #include "eltwise/eltwise.h"
 #include "fp_control.h"
@@ -1073,55 +1074,57 @@ TEST(Planner, LayoutSubKinds) {
   EXPECT_EQ(p.sizes[2], 20u);
   EXPECT_EQ(p.input_strides[1], 1);
   EXPECT_EQ(p.output_strides[2], 1);
-  EXPECT_EQ(p.overlap.staging, OverlapStaging::kWholeInput);  // the input walk does not rise
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).scheme,
+            cpu::OverlapScheme::kWholeInput);  // the input walk does not rise
 }
 
-// The planner's partial-overlap staging: chunked with the gaps that make each direction exact.
-TEST(Planner, OverlapStaging) {
+// The CPU's partial-overlap scheme of a plan: chunked with the gaps that make each direction exact.
+TEST(Planner, OverlapScheme) {
   const DataType t = DataType::kFloat32;
   auto plan = [&](std::vector<uint64_t> sizes, std::vector<int64_t> in,
                   std::vector<int64_t> out = {}) {
     return MakePlan(Function::kSignNanZero, Desc(t, sizes, in), Desc(t, sizes, out), 1, 1);
   };
   Plan p = plan({10, 20}, {});
-  EXPECT_EQ(p.overlap.staging, OverlapStaging::kChunked);
-  EXPECT_EQ(p.overlap.forward_gap, 0u);
-  EXPECT_EQ(p.overlap.backward_gap, 0u);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).scheme, cpu::OverlapScheme::kChunked);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).forward_gap, 0u);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).backward_gap, 0u);
   p = plan({10, 20}, {0, 0});
-  EXPECT_EQ(p.overlap.staging, OverlapStaging::kNone);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).scheme, cpu::OverlapScheme::kNone);
   // Rows of 20 in a pitch of 25 into packed rows: each output row lies 5 (elements) per row
   // further below its input, so front to back always works, back to front from 9 * 5 elements.
   p = plan({10, 20}, {25, 1});
-  EXPECT_EQ(p.overlap.staging, OverlapStaging::kChunked);
-  EXPECT_EQ(p.overlap.forward_gap, 0u);
-  EXPECT_EQ(p.overlap.backward_gap, 9u * 5 * 4);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).scheme, cpu::OverlapScheme::kChunked);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).forward_gap, 0u);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).backward_gap, 9u * 5 * 4);
   p = plan({10, 20}, {}, {25, 1});
-  EXPECT_EQ(p.overlap.forward_gap, 9u * 5 * 4);
-  EXPECT_EQ(p.overlap.backward_gap, 0u);
-  EXPECT_EQ(plan({10, 20}, {1, 10}).overlap.staging, OverlapStaging::kWholeInput);  // not square
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).forward_gap, 9u * 5 * 4);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).backward_gap, 0u);
+  EXPECT_EQ(cpu::AnalyzeOverlap(plan({10, 20}, {1, 10})).scheme,
+            cpu::OverlapScheme::kWholeInput);  // not square
   // Rows in reverse order: a mirror (tile pairs) when the input's first row is the output's last.
   p = plan({10, 20}, {-20, 1});
-  EXPECT_EQ(p.overlap.staging, OverlapStaging::kSwapTiles);
-  EXPECT_EQ(p.overlap.swap_a, -1);
-  EXPECT_EQ(p.overlap.reversed_dims, 1u);
-  EXPECT_EQ(p.overlap.swap_distance, 9u * 20 * 4);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).scheme, cpu::OverlapScheme::kSwapTiles);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).swap_a, -1);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).reversed_dims, 1u);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).swap_distance, 9u * 20 * 4);
   // A square transpose: dims 0 and 1 swapped, at distance 0.
   p = plan({16, 16}, {1, 16});
-  EXPECT_EQ(p.overlap.staging, OverlapStaging::kSwapTiles);
-  EXPECT_EQ(p.overlap.swap_b - p.overlap.swap_a, 1);
-  EXPECT_EQ(p.overlap.reversed_dims, 0u);
-  EXPECT_EQ(p.overlap.swap_distance, 0u);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).scheme, cpu::OverlapScheme::kSwapTiles);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).swap_b - cpu::AnalyzeOverlap(p).swap_a, 1);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).reversed_dims, 0u);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).swap_distance, 0u);
   // Reversed and transposed at once, or reversed into a different pitch: no chunk order, but
   // both walks are nested, so the element map can be followed.
-  EXPECT_EQ(plan({16, 16}, {-1, 16}).overlap.staging, OverlapStaging::kWholeInput);
-  EXPECT_TRUE(plan({16, 16}, {-1, 16}).overlap.invertible);
-  EXPECT_EQ(plan({10, 20}, {-30, 1}).overlap.staging, OverlapStaging::kWholeInput);
-  EXPECT_TRUE(plan({10, 20}, {-30, 1}).overlap.invertible);
-  EXPECT_TRUE(plan({10, 20}, {1, 10}).overlap.invertible);
-  EXPECT_TRUE(plan({3, 4, 5}, {1, 15, 3}).overlap.invertible);
+  EXPECT_EQ(cpu::AnalyzeOverlap(plan({16, 16}, {-1, 16})).scheme, cpu::OverlapScheme::kWholeInput);
+  EXPECT_TRUE(cpu::AnalyzeOverlap(plan({16, 16}, {-1, 16})).invertible);
+  EXPECT_EQ(cpu::AnalyzeOverlap(plan({10, 20}, {-30, 1})).scheme, cpu::OverlapScheme::kWholeInput);
+  EXPECT_TRUE(cpu::AnalyzeOverlap(plan({10, 20}, {-30, 1})).invertible);
+  EXPECT_TRUE(cpu::AnalyzeOverlap(plan({10, 20}, {1, 10})).invertible);
+  EXPECT_TRUE(cpu::AnalyzeOverlap(plan({3, 4, 5}, {1, 15, 3})).invertible);
   // Not nested: a zero input stride in one dim, or strides that interleave without nesting.
-  EXPECT_FALSE(plan({10, 20}, {1, 0}).overlap.invertible);
-  EXPECT_FALSE(plan({3, 2}, {-2, 3}).overlap.invertible);
+  EXPECT_FALSE(cpu::AnalyzeOverlap(plan({10, 20}, {1, 0})).invertible);
+  EXPECT_FALSE(cpu::AnalyzeOverlap(plan({3, 2}, {-2, 3})).invertible);
 }
 
 // The planner's decisions at their boundaries: ties, the smallest tiled extent, walks that just
@@ -1157,24 +1160,24 @@ TEST(Planner, DecisionBoundaries) {
   // is element (0, 19), so the input walk neither rises nor nests.
   p = plan({10, 20}, {19, 1});
   EXPECT_EQ(p.layout, Layout::kRows);
-  EXPECT_EQ(p.overlap.staging, OverlapStaging::kWholeInput);
-  EXPECT_FALSE(p.overlap.invertible);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).scheme, cpu::OverlapScheme::kWholeInput);
+  EXPECT_FALSE(cpu::AnalyzeOverlap(p).invertible);
   // Output rows one element further apart than the input's (pitch 21 against 20): row r of the
   // output lies r elements above its input, so front to back needs the input at least 9 elements
   // (the last row's shift) above the output; back to front needs nothing.
   p = plan({10, 20}, {20, 1}, {21, 1});
-  EXPECT_EQ(p.overlap.staging, OverlapStaging::kChunked);
-  EXPECT_EQ(p.overlap.forward_gap, 9u * 4);
-  EXPECT_EQ(p.overlap.backward_gap, 0u);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).scheme, cpu::OverlapScheme::kChunked);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).forward_gap, 9u * 4);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).backward_gap, 0u);
   // An interleaved output (addresses 2i + 3j: 0, 3, 2, 5, 4, 7; no element twice) whose walk
   // neither rises nor nests, from an input that does both: the output's walk decides too.
   p = plan({3, 2}, {1, 3}, {2, 3});
-  EXPECT_EQ(p.overlap.staging, OverlapStaging::kWholeInput);
-  EXPECT_FALSE(p.overlap.invertible);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).scheme, cpu::OverlapScheme::kWholeInput);
+  EXPECT_FALSE(cpu::AnalyzeOverlap(p).invertible);
   // Dims 0 and 1 swapped, but dim 2 moved too (input stride 2, output 1): no mirror.
   p = plan({4, 4, 3}, {3, 12, 2});
-  EXPECT_EQ(p.overlap.staging, OverlapStaging::kWholeInput);
-  EXPECT_EQ(p.overlap.swap_a, -1);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).scheme, cpu::OverlapScheme::kWholeInput);
+  EXPECT_EQ(cpu::AnalyzeOverlap(p).swap_a, -1);
 }
 
 }  // namespace

@@ -277,6 +277,17 @@ void RunShifted(const OperatorDesc& desc, int64_t shift, int threads = 1) {
               threads);
 }
 
+// A transposed input into output rows of stride 2 (the strided walker's transposed tiles), the
+// rows one element longer than a whole number of 128-column tiles: the last tile, one column
+// wide, must still be written (on 1 and 2 threads).
+TEST(Layout, GatheredTilesCoverTheLastColumn) {
+  const DataType t = DataType::kFloat32;
+  for (int op : {0, 1}) {
+    RunAndCheck(OverlapDesc(op, t, {16, 129}, {1, 16}, {258, 2}), false, 0, 0, 1);
+    RunAndCheck(OverlapDesc(op, t, {130, 257}, {1, 130}, {514, 2}), false, 0, 0, 2);
+  }
+}
+
 // Partial overlaps of many geometries against the oracle: small shapes, every permutation and
 // stride sign of input and output (packed or padded), element sizes 1/2/4/8, both ops, the output
 // a few elements (or a byte) below or above the input. Covers the bounded classes (rising walks at
@@ -381,6 +392,29 @@ TEST(Layout, PartialOverlapOfRowsThatMeetAtTheirEnds) {
         RunShifted(OverlapDesc(1, type, {3, un}, {n, 1}, {2 * n - 1, 2}), shift + 1);
       }
     }
+  }
+}
+
+// Rising walks whose output-minus-input distance falls along each row (input elements 3 apart,
+// packed output): in each row the elements at or below their input are a suffix, which starts at
+// the first element whose distance is at most 0, rounded up, not down. Rounding down would put
+// the last element of a row above its input into the rising pass, where it overwrites the input
+// of the next row's first element before that is read.
+TEST(Layout, PartialOverlapOfRowsSplitMidRow) {
+  const DataType t = DataType::kFloat32;
+  for (int op : {0, 1}) {
+    RunShifted(OverlapDesc(op, t, {600, 8}, {22, 3}, {8, 1}), 28676);
+  }
+}
+
+// Input rows of 8 in a pitch of 7 (each row's last element is the next row's first) into packed
+// rows, the input 2,390 bytes above the output: the input walk reads an element twice, so it does
+// not rise with the linear index and no chunk order is exact (the stride must exceed the inner
+// extent, not merely equal it); the result must still be as if the input were read first.
+TEST(Layout, PartialOverlapOfRowsThatShareAnElement) {
+  const DataType t = DataType::kFloat32;
+  for (int op : {0, 1}) {
+    RunShifted(OverlapDesc(op, t, {600, 8}, {7, 1}, {8, 1}), -2390);
   }
 }
 

@@ -56,95 +56,6 @@ Layout ClassifyLayout(const std::vector<Dim>& dims) {
   return Layout::kGathered;
 }
 
-// Whether the walk of `strides` (elements, outermost first) visits strictly rising addresses in
-// row-major order: every stride positive and larger than the extent of the dims inside it.
-bool RisesWithLinearIndex(const std::vector<Dim>& dims, bool input) {
-  unsigned __int128 inner_extent = 0;  // elements spanned by the dims inside
-  for (size_t d = dims.size(); d-- > 0;) {
-    const int64_t stride = input ? dims[d].in : dims[d].out;
-    if (stride <= 0 || static_cast<unsigned __int128>(stride) <= inner_extent) return false;
-    inner_extent += static_cast<unsigned __int128>(stride) * (dims[d].size - 1);
-  }
-  return true;
-}
-
-// The partial-overlap staging of simplified dims (see OverlapStaging). With both walks rising,
-// output element e lies at out0 + o(e) and its input at in0 + i(e); front to back is exact when
-// out0 + o(e) <= in0 + i(e) for every e (later inputs lie higher still), i.e. when
-// in0 - out0 >= max over e of (o(e) - i(e)) = sum over dims of max(0, (out - in) * (size - 1)).
-void PlanOverlap(const std::vector<Dim>& dims, Layout layout, uint64_t esize, Plan& plan) {
-  if (layout == Layout::kBroadcast) {
-    plan.overlap.staging = OverlapStaging::kNone;
-    return;
-  }
-  if (!RisesWithLinearIndex(dims, true) || !RisesWithLinearIndex(dims, false)) {
-    plan.overlap.staging = OverlapStaging::kWholeInput;
-    return;
-  }
-  unsigned __int128 forward = 0, backward = 0;
-  for (const Dim& d : dims) {
-    const __int128 difference = static_cast<__int128>(d.out) - d.in;
-    const unsigned __int128 extent =
-        static_cast<unsigned __int128>(difference < 0 ? -difference : difference) * (d.size - 1);
-    (difference > 0 ? forward : backward) += extent;
-  }
-  forward *= esize;
-  backward *= esize;
-  constexpr auto kMax = static_cast<unsigned __int128>(UINT64_MAX);
-  plan.overlap.staging = OverlapStaging::kChunked;
-  plan.overlap.forward_gap = static_cast<uint64_t>(std::min(forward, kMax));
-  plan.overlap.backward_gap = static_cast<uint64_t>(std::min(backward, kMax));
-}
-
-// A partial overlap that no chunk order makes exact: whether the output is the input mirrored
-// (see OverlapStaging::kSwapTiles). With output strides positive (MakePlan), every dim must be an
-// identity (in == out) or reversed (in == -out), except at most one pair (a, b) of equal size with
-// in_a == out_b and in_b == out_a. Then for s(x) = x with the reversed coordinates mirrored
-// (size - 1 - x_d) and x_a, x_b exchanged, in_addr(s(x)) = out_addr(x) exactly when the input's
-// first element lies `distance` bytes above the output's: the input's elements are the output's,
-// permuted by s, and since the output does not overlap itself, out(x) overlaps only in(s(x)).
-void PlanSwap(const std::vector<Dim>& dims, uint64_t esize, Plan& plan) {
-  int a = -1, b = -1;
-  unsigned reversed = 0;
-  unsigned __int128 distance = 0;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    if (static_cast<int>(d) == a || static_cast<int>(d) == b || dims[d].in == dims[d].out) continue;
-    if (dims[d].in == -dims[d].out) {  // output strides are positive: no overflow
-      reversed |= 1u << d;
-      distance += static_cast<unsigned __int128>(dims[d].size - 1) *
-                  static_cast<uint64_t>(dims[d].out) * esize;
-      continue;
-    }
-    if (a >= 0) return;
-    for (size_t e = d + 1; e < dims.size() && a < 0; ++e) {
-      if (dims[e].size == dims[d].size && dims[e].in == dims[d].out && dims[d].in == dims[e].out) {
-        a = static_cast<int>(d);
-        b = static_cast<int>(e);
-      }
-    }
-    if (a < 0) return;
-  }
-  if ((a < 0 && reversed == 0) || distance > UINT64_MAX) return;
-  plan.overlap.staging = OverlapStaging::kSwapTiles;
-  plan.overlap.swap_a = static_cast<int8_t>(a);
-  plan.overlap.swap_b = static_cast<int8_t>(b);
-  plan.overlap.reversed_dims = static_cast<uint8_t>(reversed);
-  plan.overlap.swap_distance = static_cast<uint64_t>(distance);
-}
-
-// Whether the walk of `strides` (input or output) is nested (OverlapPlan::invertible).
-bool IsNested(std::vector<Dim> dims, bool input) {
-  const auto magnitude = [input](const Dim& d) { return StrideMagnitude(input ? d.in : d.out); };
-  std::sort(dims.begin(), dims.end(),
-            [&](const Dim& a, const Dim& b) { return magnitude(a) < magnitude(b); });
-  unsigned __int128 extent = 0;  // elements spanned by the smaller strides
-  for (const Dim& d : dims) {
-    if (magnitude(d) == 0 || magnitude(d) <= extent) return false;
-    extent += static_cast<unsigned __int128>(magnitude(d)) * (d.size - 1);
-  }
-  return true;
-}
-
 }  // namespace
 
 Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
@@ -214,17 +125,12 @@ Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& outp
   std::reverse(result.begin(), result.end());  // outermost first
 
   const Layout layout = ClassifyLayout(result);
-  PlanOverlap(result, layout, esize, plan);
   if (layout == Layout::kTransposed) {
     // The input's fastest dim goes next to the innermost; the others keep their order.
     const auto fastest = FastestInputDim(result);
     const Dim moved = result[fastest];
     result.erase(result.begin() + static_cast<ptrdiff_t>(fastest));
     result.insert(result.end() - 1, moved);
-  }
-  if (plan.overlap.staging == OverlapStaging::kWholeInput) {
-    PlanSwap(result, esize, plan);
-    plan.overlap.invertible = IsNested(result, true) && IsNested(result, false);
   }
   plan.layout = layout;
   plan.rank = static_cast<int>(result.size());

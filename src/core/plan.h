@@ -25,54 +25,14 @@ enum class Layout : uint8_t {
 // A transposed layout needs both tile extents at least this large to be worth tiling.
 inline constexpr uint64_t kMinTransposeExtent = 8;
 
-// How a backend makes a partial overlap of input and output exact (as if the whole input were
-// read before any output is written).
-enum class OverlapStaging : uint8_t {
-  kNone,        // broadcast: the one input element is read before anything is written
-  kChunked,     // both walks rise with the linear index: bounded chunks, exact at any distance
-                // between the tensors (elements whose output lies at or below their input front
-                // to back, the others back to front; src/cpu/partial_overlap.cc, Note [partial
-                // overlap on the CPU]); OverlapPlan's gaps say when one pass suffices
-  kSwapTiles,   // the output is the input with some dims reversed and/or two equal-sized dims
-                // swapped (a square transpose or a reversal onto itself): when the input's first
-                // element lies OverlapPlan's swap_distance bytes above the output's, out(x)
-                // overlaps exactly the input of the mirror element s(x) (s(s(x)) = x), so mirror
-                // pairs of tiles, both read before either is written, are exact in any order; at
-                // any other distance, as kWholeInput
-  kWholeInput,  // any other walk: no order of bounded chunks is exact. The backend copies an
-                // input span of at most 1 MiB whole; beyond, it uses bounded schemes by shape
-                // (a broadcast input's slice first, shifted reversals, permutations of packed
-                // dims, a move through a packed output's bytes, the element map of invertible
-                // walks: src/cpu/partial_overlap.cc, Note [partial overlap on the CPU]) and
-                // copies the span only when none applies
-};
-
-// How a partial overlap of input and output is made exact (decided once by MakePlan).
-struct OverlapPlan {
-  OverlapStaging staging = OverlapStaging::kWholeInput;
-  // kChunked: front to back is exact when the input's first element lies at least forward_gap
-  // bytes after the output's (every output element then lies below its own input element and
-  // below all later input), back to front when the output's first element lies at least
-  // backward_gap bytes after the input's.
-  uint64_t forward_gap = 0;
-  uint64_t backward_gap = 0;
-  // kSwapTiles: the swapped dims (swap_a < swap_b; -1 when none), the reversed dims (bit d for
-  // dim d), and the input's first element's distance above the output's at which the mirror
-  // pairing holds: sum over reversed dims of (size - 1) * output stride * element size.
-  int8_t swap_a = -1;
-  int8_t swap_b = -1;
-  uint8_t reversed_dims = 0;
-  uint64_t swap_distance = 0;
-  // kWholeInput and kSwapTiles: both walks are nested (no stride 0; sorted by magnitude, each
-  // stride exceeds the extent of the smaller ones), so an address maps back to at most one element
-  // by dividing by the strides from the largest down.
-  bool invertible = false;
-};
 // Where input and output lie relative to each other for one execution.
 enum class Aliasing : uint8_t {
   kDisjoint,  // no shared byte
   kInPlace,   // every output element is exactly its own input element
-  kPartial,   // anything else: the input must be read whole before output is written
+  kPartial,   // anything else: the result must be as if the input were read whole before any
+              // output is written. A kBroadcast plan needs nothing for it (its one input element
+              // is read before anything is written); how a backend makes the others exact is its
+              // own (the CPU's: src/cpu/overlap/)
 };
 
 struct Plan {
@@ -102,23 +62,11 @@ struct Plan {
   uint64_t output_required_bytes = 0;
   uint32_t input_alignment = 1;
   uint32_t output_alignment = 1;
-
-  OverlapPlan overlap;
 };
 
 // Builds the plan of an already validated (input, output) pair.
 Plan MakePlan(Function function, const TensorDesc& input, const TensorDesc& output,
               uint32_t input_alignment, uint32_t output_alignment);
-
-// For a partial overlap of a kChunked plan: +1 front to back, -1 back to front, 0 neither (stage
-// the whole input). `input` and `output` point at the first elements (offsets added).
-inline int OverlapDirection(const Plan& plan, const std::byte* input, const std::byte* output) {
-  const auto in = reinterpret_cast<uintptr_t>(input);
-  const auto out = reinterpret_cast<uintptr_t>(output);
-  if (in >= out && in - out >= plan.overlap.forward_gap) return 1;
-  if (out >= in && out - in >= plan.overlap.backward_gap) return -1;
-  return 0;
-}
 
 // Classifies where the bound buffers lie relative to each other. Inline: it runs on every call.
 inline Aliasing Classify(const Plan& plan, const std::byte* input, const std::byte* output) {

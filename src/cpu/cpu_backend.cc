@@ -1,6 +1,6 @@
 // The CPU backend: one opened CPU device. Runs plans with the best kernel table for this CPU
 // through the layout walkers (layout_walkers.h), a partial overlap of input and output through
-// partial_overlap.h, and host memory as device memory.
+// overlap/partial_overlap.h, and host memory as device memory.
 #include "cpu/cpu_backend.h"
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "cpu/layout_walkers.h"
-#include "cpu/partial_overlap.h"
+#include "cpu/overlap/partial_overlap.h"
 
 namespace eltwise {
 namespace {
@@ -23,7 +23,7 @@ class Cpu final : public Backend {
              Aliasing aliasing) const override {
     // Small contiguous calls never get here: Execute runs DirectKernelFor's kernel itself.
     const KernelTable& table = table_;
-    if (aliasing == Aliasing::kPartial && plan.overlap.staging != OverlapStaging::kNone) {
+    if (aliasing == Aliasing::kPartial && plan.layout != Layout::kBroadcast) {
       return cpu::RunPartialOverlap(table, plan, input, output, threads_);
     }
     cpu::RunPlan(table, plan, input, output, threads_);

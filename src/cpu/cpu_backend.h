@@ -27,13 +27,13 @@ void RunPlanWithTable(const KernelTable& table, const Plan& plan, const std::byt
 
 // The bytes of temporary memory that the calling thread's last Execute on a CPU device whose input
 // and output overlap partially staged through (the whole input span, or the bounded chunks or
-// tiles; partial_overlap.cc). For tests of the bound; calls without partial overlap leave it as it
+// tiles; src/cpu/overlap/). For tests of the bound; calls without partial overlap leave it as it
 // was.
 uint64_t LastOverlapStagingBytes();
 
 // For tests: the limits of the partial-overlap schemes for walks that no chunk order makes exact
-// (partial_overlap.cc): an input span of at most `copy_bytes` is copied whole, and an in-place
-// transpose stages blocks through at most `transpose_bytes`. Defaults 1 MiB each; small limits
+// (src/cpu/overlap/): an input span of at most `copy_bytes` is copied whole, and an in-place
+// transpose moves blocks through at most `transpose_bytes`. Defaults 1 MiB each; small limits
 // make small tensors take the paths large ones take. Not for concurrent use with such calls.
 void SetPartialOverlapLimits(uint64_t copy_bytes, uint64_t transpose_bytes);
 

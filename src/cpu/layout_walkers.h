@@ -13,7 +13,7 @@
 //                kernel and stored (scattered if the output is strided).
 // packed_walkers.cc runs the first three, strided_walkers.cc the last two. Work is split into
 // tasks of about kTaskBytes, run by the persistent pool from kParallelBytes moved. Input and
-// output must not overlap partially (partial_overlap.h makes that case exact).
+// output must not overlap partially (overlap/partial_overlap.h makes that case exact).
 #pragma once
 
 #include <algorithm>

@@ -105,7 +105,7 @@ class Cuda final : public Backend {
 
     // See Note [partial overlap on the GPU].
     void* copy = nullptr;
-    if (aliasing == Aliasing::kPartial && plan.overlap.staging != OverlapStaging::kNone) {
+    if (aliasing == Aliasing::kPartial && plan.layout != Layout::kBroadcast) {
       cudaError_t error = memory_pools_ ? cudaMallocAsync(&copy, plan.input_span, stream)
                                         : cudaMalloc(&copy, plan.input_span);
       if (error != cudaSuccess) {

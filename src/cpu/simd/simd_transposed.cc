@@ -275,12 +275,12 @@ HWY_INLINE void CopyRowBytes(const std::byte* from, std::byte* to, size_t bytes)
 // band of input rows. When the vectors are narrower than a cache line and the output pitch maps
 // the step's rows to few 4 KiB page offsets (so the same few L1 sets: a power-of-two pitch maps
 // them all to one), the partly written lines evict each other between bands; the step's rows are
-// then transposed into a small buffer with a padded pitch and copied out a whole row at a time.
-constexpr size_t kStageRowBytes = 256;  // the widest staged output row
-constexpr size_t kStagePad = 64;        // breaks the buffer's own power-of-two pitch
+// then transposed into a small row buffer with a padded pitch and copied out a whole row at a time.
+constexpr size_t kRowBufferRowBytes = 256;  // the widest output row the row buffer takes
+constexpr size_t kRowBufferPad = 64;        // breaks the row buffer's own power-of-two pitch
 
 HWY_INLINE bool OutputRowsAlias(ptrdiff_t out_pitch, size_t rows, size_t row_bytes) {
-  if (row_bytes > kStageRowBytes) return false;
+  if (row_bytes > kRowBufferRowBytes) return false;
   const size_t pitch = static_cast<size_t>(out_pitch < 0 ? -out_pitch : out_pitch);
   const size_t offsets = 4096 / std::gcd(pitch, size_t{4096});  // distinct page offsets
   return rows > 4 * offsets;
@@ -295,20 +295,20 @@ HWY_INLINE bool InputRowsAlias(ptrdiff_t in_stride, size_t rows) {
 
 // Steps of `step` columns along a (the last shifted back to end at a_count); write(a, rows, pitch)
 // writes the step's `step` output rows (row_bytes each) at `rows`, `pitch` apart: straight into the
-// output, or when `stage`, into a buffer of at most kMaxRows rows with a padded pitch, then copied
-// out a whole row at a time.
+// output, or when `buffered`, into a row buffer of at most kMaxRows rows with a padded pitch, then
+// copied out a whole row at a time.
 template <size_t kMaxRows, class Write>
 HWY_INLINE void ForEachStep(std::byte* out, ptrdiff_t out_pitch, size_t a_count, size_t step,
-                            size_t row_bytes, bool stage, const Write& write) {
-  HWY_ALIGN std::byte buffer[kMaxRows * (kStageRowBytes + kStagePad)];
-  const ptrdiff_t stage_pitch = static_cast<ptrdiff_t>((row_bytes + 63) / 64 * 64 + kStagePad);
+                            size_t row_bytes, bool buffered, const Write& write) {
+  HWY_ALIGN std::byte buffer[kMaxRows * (kRowBufferRowBytes + kRowBufferPad)];
+  const ptrdiff_t buffer_pitch = static_cast<ptrdiff_t>((row_bytes + 63) / 64 * 64 + kRowBufferPad);
   for (size_t a = 0;; a += step) {
     a = std::min(a, a_count - step);
     std::byte* rows = out + static_cast<ptrdiff_t>(a) * out_pitch;
-    if (stage) {
-      write(a, buffer, stage_pitch);
+    if (buffered) {
+      write(a, buffer, buffer_pitch);
       for (size_t r = 0; r < step; ++r) {
-        CopyRowBytes(buffer + static_cast<ptrdiff_t>(r) * stage_pitch,
+        CopyRowBytes(buffer + static_cast<ptrdiff_t>(r) * buffer_pitch,
                      rows + static_cast<ptrdiff_t>(r) * out_pitch, row_bytes);
       }
     } else {
@@ -330,8 +330,8 @@ HWY_INLINE void TransposeRangeToRows(const std::byte* in, ptrdiff_t in_stride, s
   const size_t row_bytes = b_count * sizeof(T);
   size_t blocks = hn::MaxLanes(d) * sizeof(T) / 16;  // of the vectors TransposeGroupWidest takes
   while (blocks > 1 && b_count < blocks * L) blocks /= 2;
-  const bool stage = 16 * blocks < 64 && OutputRowsAlias(out_pitch, width, row_bytes);
-  ForEachStep<kGroup>(out, out_pitch, a_count, width, row_bytes, stage,
+  const bool buffered = 16 * blocks < 64 && OutputRowsAlias(out_pitch, width, row_bytes);
+  ForEachStep<kGroup>(out, out_pitch, a_count, width, row_bytes, buffered,
                       [&](size_t a, std::byte* rows, ptrdiff_t pitch) HWY_ATTR {
                         const size_t next = std::min(a + width, a_count - width);
                         TransposeGroupWidest<Op>(

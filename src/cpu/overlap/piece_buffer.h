@@ -1,5 +1,5 @@
-// Row pieces (runs along a plan's innermost dim) staged through a buffer: read from the input
-// first, then computed into the output. The partial-overlap runs stage this way.
+// Row pieces (runs along a plan's innermost dim) moved through a buffer: read from the input
+// first, then computed into the output. The partial-overlap schemes of this folder move them so.
 #pragma once
 
 #include <cstddef>
@@ -10,10 +10,10 @@
 #include "cpu/element_copy.h"
 #include "cpu/kernel_table.h"
 
-namespace eltwise::cpu {
+namespace eltwise::cpu::overlap {
 
-// The moves of one plan's row pieces between the tensors and a staging buffer.
-struct PieceStaging {
+// The moves of one plan's row pieces between the tensors and a buffer.
+struct PieceBuffer {
   ContiguousKernel kernel;
   GatherFn gather;
   ScatterFn scatter;
@@ -21,7 +21,7 @@ struct PieceStaging {
   size_t esize;
   ptrdiff_t in_step, out_step;  // bytes between consecutive elements of a piece
 
-  PieceStaging(const KernelTable& table, const Plan& plan)
+  PieceBuffer(const KernelTable& table, const Plan& plan)
       : kernel(table.Contiguous(plan.function, plan.type)),
         gather(GatherFor(plan.element_size)),
         scatter(ScatterFor(plan.element_size)),
@@ -42,8 +42,8 @@ struct PieceStaging {
     }
     return p + count * esize;
   }
-  // Writes f of the `count` elements staged at `p` to the piece at `out` (computed in place at `p`
-  // first when the output is strided); returns the end of the staged elements.
+  // Writes f of the `count` elements read into `p` to the piece at `out` (computed in place at `p`
+  // first when the output is strided); returns the end of those elements.
   std::byte* Write(std::byte* p, std::byte* out, uint64_t count) const {
     if (out_step == ptrdiff_t(esize)) {
       kernel(p, out, count);
@@ -55,4 +55,4 @@ struct PieceStaging {
   }
 };
 
-}  // namespace eltwise::cpu
+}  // namespace eltwise::cpu::overlap
