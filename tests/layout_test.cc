@@ -561,9 +561,13 @@ TEST(Layout, PartialOverlapFollowsTheElementMap) {
 
 // The element map on several threads, each task starting at its own element: tensors above the
 // size that takes threads (640 KB moved), with no transpose fitting a slot. A non-square transpose
-// onto itself and one shifted by 5 elements, a 3-d permutation shifted back by 7.
+// onto itself and one shifted by 5 elements, a 3-d permutation shifted back by 7 (it merges into a
+// 2-d transpose), and rows regrouped into padded rows shifted back by 7 (3-d, the output not
+// packed). None copies the input: the 3-d walks are found nested only when their strides are
+// sorted by magnitude.
 TEST(Layout, PartialOverlapFollowsTheElementMapOnThreads) {
   const OverlapLimits limits(0, 0);
+  constexpr uint64_t kInputBytes = 320000;
   for (const DataType type : kOneOfEachSize) {
     const auto e = static_cast<int64_t>(ElementSize(type));
     const uint64_t c = 800 / ElementSize(type);  // 400 rows of c: 320,000 bytes
@@ -571,8 +575,14 @@ TEST(Layout, PartialOverlapFollowsTheElementMapOnThreads) {
     for (const int threads : {2, 7}) {
       SCOPED_TRACE(std::string(Name(type)) + " threads " + std::to_string(threads));
       RunShifted(OverlapDesc(1, type, {400, c}, {1, 400}, {cc, 1}), 0, threads);
+      EXPECT_LT(LastOverlapStagingBytes(), kInputBytes);
       RunShifted(OverlapDesc(0, type, {400, c}, {1, 400}, {cc, 1}), 5 * e, threads);
+      EXPECT_LT(LastOverlapStagingBytes(), kInputBytes);
       RunShifted(OverlapDesc(1, type, {8, 50, c}, {50, 1, 400}, {50 * cc, cc, 1}), -7 * e, threads);
+      EXPECT_LT(LastOverlapStagingBytes(), kInputBytes);
+      RunShifted(OverlapDesc(0, type, {8, 50, c}, {cc, 8 * cc, 1}, {50 * (cc + 1), cc + 1, 1}),
+                 -7 * e, threads);
+      EXPECT_LT(LastOverlapStagingBytes(), kInputBytes);
       if (HasFailure()) return;
     }
   }
