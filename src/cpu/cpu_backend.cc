@@ -36,14 +36,13 @@ class Cpu final : public Backend {
     return table_.Contiguous(plan.function, plan.type);
   }
 
-  // The table's own kernels. Inline below half the walkers' threading grain (ThreadsFor): a
-  // packed run up to the grain gets the same kernel through a compiled operator's direct path
-  // (IsSmallContiguous), while a strided run is faster from there through the walkers, whose
-  // gathered and tiled kernels beat the plain strided loop.
+  // The table's own kernels, inline below kInlineBytes (the threshold of the direct path above):
+  // from there a strided run is faster through the walkers, whose gathered and tiled kernels beat
+  // the plain strided loop.
   HostKernels HostKernelsFor(Function function, DataType type) const override {
     return {table_.Contiguous(function, type), table_.Strided(function, type)};
   }
-  uint64_t InlineBytes() const override { return cpu::kParallelBytes / 2; }
+  uint64_t InlineBytes() const override { return cpu::kInlineBytes; }
 
   Expected<void*> Allocate(uint64_t bytes) const override {
     void* p = ::operator new (std::max<uint64_t>(bytes, 1), std::align_val_t{64}, std::nothrow);

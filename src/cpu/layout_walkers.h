@@ -31,6 +31,10 @@ constexpr size_t kCacheLine = 64;
 // bandwidth). Chosen by measurement on x86-64 (eltwise bench, f32 Sign, 2 threads against 1;
 // see docs/performance.md).
 constexpr uint64_t kParallelBytes = uint64_t{512} << 10;
+// Below this many bytes of one tensor (half of kParallelBytes moved) a run is one kernel call on
+// the calling thread: a compiled operator's direct kernel (IsSmallContiguous) and the front ends'
+// host path (Backend::InlineBytes) both call the kernel themselves under it.
+constexpr uint64_t kInlineBytes = kParallelBytes / 2;
 // Output bytes per parallel task (a multiple of the cache line).
 constexpr uint64_t kTaskBytes = uint64_t{128} << 10;
 

@@ -209,7 +209,7 @@ void RunBroadcast(const KernelTable& table, const Plan& plan, const std::byte* i
 
 // A contiguous plan that RunContiguous would run as one kernel call on the calling thread.
 bool IsSmallContiguous(const Plan& plan) {
-  return plan.element_count * plan.element_size < kParallelBytes / 2;
+  return plan.element_count * plan.element_size < kInlineBytes;
 }
 
 }  // namespace eltwise::cpu

@@ -145,7 +145,7 @@ HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, st
     const std::byte* rows = in + static_cast<ptrdiff_t>(b) * in_stride;
     // The next band's lines (or the next group's first band's) are requested now when input rows
     // are far apart, which defeats the hardware prefetchers (closer rows are left to them on this
-    // path: the requests cost ~10 % in cache).
+    // path: the requests measured slower in cache; docs/performance.md).
     if (prefetch && b + band < b_count) {
       const size_t next = std::min(b + band, b_count - band);
       PrefetchRows(in + static_cast<ptrdiff_t>(next) * in_stride, in_stride, band, row_bytes);
@@ -224,14 +224,11 @@ constexpr ptrdiff_t kPrefetchMinRowBytes = 256;
 // with power-of-two pitches share few L1 sets, so revisiting them later would miss). For 1- and
 // 2-byte elements (bands of 16 and 8 rows) whose input rows lie kPrefetchMinRowBytes up to
 // kFarRowBytes apart, each band requests the next band's lines (one vector of each row) before it
-// is transposed. Measured (eltwise_transpose_peers, 2-d transposes, medians of 6-9 runs
-// alternating with the code before, on a Xeon VM, copy time / eltwise time, 1 / 2 threads): int8
-// 2048² 0.33 -> 0.40 / 0.62 -> 0.72, int8 1024² 0.29 -> 0.35 / 0.61 -> 0.70, f16 1448² 0.64 ->
-// 0.70 / 1.17 -> 1.26; in cache (256 KiB) int8 within the runs' spread, f16 0.52 -> 0.51. Bands of
-// 4-byte elements (4 rows) gained nothing (f32 512² 0.45 -> 0.45 on 1 thread) and lost in cache
-// (f32 256² 0.64 -> 0.61). For far rows, which the walker takes along the input rows, the same
-// requests cost up to a third at 64 MiB (int8 1 thread 0.52 -> 0.38); rows closer than
-// kPrefetchMinRowBytes are consecutive lines, which the prefetchers stream.
+// is transposed: past the cache this gained for 1- and 2-byte elements and cost nothing in cache;
+// bands of 4-byte elements (4 rows) gained nothing and lost in cache; for far rows, which the
+// walker takes along the input rows, the same requests cost time (eltwise_transpose_peers on
+// x86-64; the figures are in docs/performance.md). Rows closer than kPrefetchMinRowBytes are
+// consecutive lines, which the prefetchers stream.
 template <class Op, class D>
 HWY_INLINE void TransposeColumnInBlocks(D d, const std::byte* in, ptrdiff_t in_stride,
                                         std::byte* out, ptrdiff_t out_pitch, size_t b_count) {
@@ -433,9 +430,8 @@ void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, 
   // rows alias in L1 (the group's L-column steps would re-read evicted lines), and for 2- and
   // 4-byte elements when input rows are a page or more apart (with their prefetches); 128-bit
   // block stores win for these in cache and for 8-byte elements on narrower vectors. 8-byte
-  // elements on 512-bit vectors take whole 8 x 8 blocks (eltwise_transpose_peers, f64, medians
-  // of 2 runs on a Xeon VM: 1 thread 0.69-1.26 of a copy against 0.56-1.21 with block stores; 2
-  // threads within the runs' spread of them).
+  // elements on 512-bit vectors take whole 8 x 8 blocks (faster than block stores on one thread,
+  // the same on two: eltwise_transpose_peers, f64; docs/performance.md).
   const bool far_rows = FarRows(in_stride);
   if constexpr (sizeof(T) == 1) {
     if (!InputRowsAlias(in_stride, hn::MaxLanes(FullTag<Op>()))) {
