@@ -588,8 +588,9 @@ TEST(Layout, PartialOverlapFollowsTheElementMapOnThreads) {
   }
 }
 
-// Tensors of the largest rank whose input dims cannot merge (each padded by one element): random
-// dim orders and signs, half the time mirrored, at shifts of whole elements and 0, through the
+// Tensors of the largest rank whose dims mostly cannot merge (each padded by one element): random
+// dim orders and signs, half the time mirrored or the same walk, at shifts of whole elements and
+// 0 (where a mirror lands on itself), through the
 // schemes the planner picks and through the element map (the copy limit at 0); 1 and 2 threads.
 // Every per-dim loop of the schemes runs to the last slot of its arrays.
 TEST(Layout, PartialOverlapAtTheLargestRank) {
@@ -609,12 +610,14 @@ TEST(Layout, PartialOverlapAtTheLargestRank) {
       out_negative = static_cast<unsigned>(rng() & 255u);
     } else if (trial % 4 == 1) {
       std::swap(out_order[2], out_order[5]);
+    } else if (trial % 8 == 7) {
+      out_negative = in_negative;  // the same walk, shifted: rising once the signs are flipped
     }
     const int64_t pad = trial % 4 < 2 ? 1 : trial % 8 / 4;
     const std::vector<int64_t> in = StoredStrides(sizes, in_order, pad, in_negative);
     const std::vector<int64_t> out = StoredStrides(sizes, out_order, pad, out_negative);
     const int64_t shifts[] = {0, e, -e, 5 * e};
-    const int64_t shift = shifts[trial % 4];
+    const int64_t shift = trial % 8 == 7 ? 5 * e : shifts[trial / 2 % 4];
     const int threads = trial % 3 == 0 ? 2 : 1;
     SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(Name(type)) + " shift " +
                  std::to_string(shift));
