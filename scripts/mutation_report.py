@@ -6,11 +6,14 @@
 
 Reads every NAME.jsonl in the data folder (one line per mutant, as scripts/mutate.py --json writes
 them) and, where there is one, NAME_verdicts.tsv: a header line, then one line per surviving mutant
-of the first run, tab-separated: file, line, kind, from, to, verdict (killed-by-test or
-equivalent) and the reason (for killed-by-test: the test). A mutant matches a verdict by file,
-line, kind, from and to. It writes, per run: killed, survived and not compiled per file, the raw
-score killed / (killed + survived), the score counting the equivalent survivors out, the survivors
-with their verdicts, and the earlier survivors that later tests kill. The section lies between the
+of the first run, tab-separated: file, line, kind, from, to, verdict and the reason. Verdicts:
+killed-by-test (the reason names the test; the run's record must say killed), killed-by-bounds-check
+(the test named kills it only in a build with _GLIBCXX_ASSERTIONS, as the asan preset has: an index
+one past an array, which a plain build reads silently) and equivalent (no input can tell). A
+mutant matches a verdict by file, line, kind, from and to. It writes, per run: killed, survived
+and not compiled per file, the raw score killed / (killed + survived), the score counting the
+equivalent survivors out, the survivors with their verdicts, and the earlier survivors that later
+tests kill. The section lies between the
 markers of bench/doc_sections.py (`<!-- mutation_report: begin DATA -->`, `... end -->`).
 """
 
@@ -25,7 +28,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import doc_sections  # noqa: E402
 
 SECTION = "mutation_report"
-VERDICTS = ("killed-by-test", "equivalent")
+VERDICTS = ("killed-by-test", "killed-by-bounds-check", "equivalent")
 
 
 class ReportError(Exception):
