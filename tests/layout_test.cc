@@ -588,6 +588,102 @@ TEST(Layout, PartialOverlapFollowsTheElementMapOnThreads) {
   }
 }
 
+// Tensors of the largest rank whose dims mostly cannot merge (each padded by one element): random
+// dim orders and signs, half the time mirrored or the same walk, at shifts of whole elements and
+// 0 (where a mirror lands on itself), through the
+// schemes the planner picks and through the element map (the copy limit at 0); 1 and 2 threads.
+// Every per-dim loop of the schemes runs to the last slot of its arrays.
+TEST(Layout, PartialOverlapAtTheLargestRank) {
+  const std::vector<uint64_t> sizes = {2, 3, 2, 2, 3, 2, 2, 2};
+  std::mt19937_64 rng(8);
+  for (int trial = 0; trial < 240; ++trial) {
+    const DataType type = kOneOfEachSize[rng() % 4];
+    const auto e = static_cast<int64_t>(ElementSize(type));
+    std::vector<size_t> in_order(sizes.size()), out_order(sizes.size());
+    std::iota(in_order.begin(), in_order.end(), size_t{0});
+    std::shuffle(in_order.begin(), in_order.end(), rng);
+    out_order = in_order;
+    const auto in_negative = static_cast<unsigned>(rng() & 255u);
+    unsigned out_negative = in_negative ^ static_cast<unsigned>(rng() & 255u);
+    if (trial % 2 == 0) {
+      std::shuffle(out_order.begin(), out_order.end(), rng);
+      out_negative = static_cast<unsigned>(rng() & 255u);
+    } else if (trial % 4 == 1) {
+      std::swap(out_order[2], out_order[5]);
+    } else if (trial % 8 == 7) {
+      out_negative = in_negative;  // the same walk, shifted: rising once the signs are flipped
+    }
+    const int64_t pad = trial % 4 < 2 ? 1 : trial % 8 / 4;
+    const std::vector<int64_t> in = StoredStrides(sizes, in_order, pad, in_negative);
+    const std::vector<int64_t> out = StoredStrides(sizes, out_order, pad, out_negative);
+    const int64_t shifts[] = {0, e, -e, 5 * e};
+    const int64_t shift = trial % 8 == 7 ? 5 * e : shifts[trial / 2 % 4];
+    const int threads = trial % 3 == 0 ? 2 : 1;
+    SCOPED_TRACE("trial " + std::to_string(trial) + " " + std::string(Name(type)) + " shift " +
+                 std::to_string(shift));
+    RunShifted(OverlapDesc(trial % 2, type, sizes, in, out), shift, threads);
+    {
+      const OverlapLimits limits(0, 0);
+      RunShifted(OverlapDesc(1 - trial % 2, type, sizes, in, out), shift, threads);
+    }
+    if (HasFailure()) return;
+  }
+}
+
+// Reversals onto themselves of padded rows (the dims do not merge) whose outer dim is cut into
+// tiles that divide its half exactly (rows of a whole tile, or of a quarter): no tile may lie
+// past the middle, where it would write a row already written by its neighbour.
+TEST(Layout, PartialOverlapReversalsOfRowsInWholeTiles) {
+  struct Case {
+    DataType type;
+    uint64_t rows, columns;
+  };
+  const Case cases[] = {{DataType::kUInt8, 4, 16384},
+                        {DataType::kFloat16, 6, 8192},
+                        {DataType::kFloat32, 10, 4096},
+                        {DataType::kUInt8, 8, 4096},
+                        {DataType::kFloat64, 16, 512}};
+  for (const Case& c : cases) {
+    const std::vector<uint64_t> sizes = {c.rows, c.columns};
+    for (const unsigned negative : {1u, 3u}) {
+      const std::vector<int64_t> in = StoredStrides(sizes, {0, 1}, 2, negative);
+      const std::vector<int64_t> out = StoredStrides(sizes, {0, 1}, 2, 0);
+      for (const int threads : {1, 2}) {
+        SCOPED_TRACE(std::string(Name(c.type)) + " " + std::to_string(c.rows) + "x" +
+                     std::to_string(c.columns) + " negative " + std::to_string(negative) +
+                     " threads " + std::to_string(threads));
+        RunShifted(
+            OverlapDesc(static_cast<int>(negative & 1u) ^ (threads - 1), c.type, sizes, in, out), 0,
+            threads);
+      }
+    }
+  }
+}
+
+// The temporaries the schemes report through the CPU backend's hook are the ones their contracts
+// name: rising walks on one thread take one chunk of at most 16 KiB, on threads a window of at
+// most 512 KiB; a reversal shifted by whole elements (either way) takes two 16 KiB tiles per
+// thread and nothing else.
+TEST(Layout, PartialOverlapTemporariesOfTheirSchemes) {
+  const DataType u8 = DataType::kUInt8, f32 = DataType::kFloat32;
+  auto staged = [](const OperatorDesc& desc, int64_t shift, int threads) {
+    RunShifted(desc, shift, threads);
+    return LastOverlapStagingBytes();
+  };
+  const std::vector<uint64_t> padded = {1500, 1500};
+  const std::vector<int64_t> pitch = {1600, 1}, packed = {1500, 1};
+  EXPECT_LE(staged(OverlapDesc(0, u8, padded, pitch, packed), 0, 1), uint64_t{16} << 10);
+  EXPECT_LE(staged(OverlapDesc(1, u8, padded, packed, pitch), 1000 * 100, 1), uint64_t{16} << 10);
+  EXPECT_LE(staged(OverlapDesc(0, u8, padded, pitch, packed), 0, 2), uint64_t{512} << 10);
+  for (const int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    for (const int64_t shift : {int64_t{4} * 300001, int64_t{-4} * 300001, int64_t{4} * 7}) {
+      EXPECT_EQ(staged(OverlapDesc(1, f32, {600000}, {-1}, {1}), shift, threads),
+                uint64_t{2} * (uint64_t{16} << 10) * static_cast<uint64_t>(threads));
+    }
+  }
+}
+
 // Packed 3-d and 4-d tensors permuted onto themselves (every dim order of the input against the
 // packed output): a sequence of in-place transposes of dim groups, small limits making the small
 // tensors take the large ones' paths (a limit below some step's rows and columns: the element
