@@ -108,13 +108,13 @@ void RunHostOutOfLine(Function f, DataType type, const std::byte* in, ptrdiff_t 
                   Binding{out_low, output.total_tensor_size_in_bytes})
         .ok();
   };
-  if (n != 0 && Threaded(path, type, in_stride, out_stride, n, threads)) {
+  if (Threaded(path, type, in_stride, out_stride, n, threads)) {
     try {
       if (run_threaded()) return;
     } catch (const std::bad_alloc&) {
     }
   }
-  if (n != 0) RunInline(path, f, type, in, in_stride, out, out_stride, n);
+  RunInline(path, f, type, in, in_stride, out, out_stride, n);
 }
 
 }  // namespace detail

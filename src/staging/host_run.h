@@ -83,7 +83,7 @@ inline void RunInline(const HostPath& path, Function f, DataType type, const std
   }
 }
 
-// Everything else: preparing the path, and the threaded runs.
+// Everything else: preparing the path, and the threaded runs. RunHost's, for n > 0 only.
 void RunHostOutOfLine(Function f, DataType type, const std::byte* in, ptrdiff_t in_stride,
                       std::byte* out, ptrdiff_t out_stride, uint64_t n, int threads);
 
