@@ -467,6 +467,11 @@ def main():
             else:
                 failed.add("PyTorch")
                 skipped.append("PyTorch (" + (done.stderr.strip().splitlines() or ["failed"])[-1] + ")")
+    # Every record names the machine: the one eltwise's own records report (`eltwise bench` and
+    # eltwise_native_peers write the CPU model and cache sizes), copied to the Python peers'.
+    machine_keys = ("cpu", "l1d_cache_bytes", "l2_cache_bytes", "l3_cache_bytes")
+    measured_on = next(({k: r[k] for k in machine_keys} for r in results if "cpu" in r), {})
+    results = [{**measured_on, **r} for r in results]
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -152,7 +152,8 @@ def main():
     print("one call on 4 KiB float32 (wall, us): " + ", ".join(f"{k} {v * 1e6:.1f}" for k, v in small.items()))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(), "records": records,
+            cpu = {k: eltwise.info()[k] for k in ("cpu_model", "l1d_cache_bytes", "l2_cache_bytes", "l3_cache_bytes")}
+            json.dump({"device": torch.cuda.get_device_name(), "cpu": cpu, "records": records,
                        "small_call_seconds": small}, f, indent=1)
 
 

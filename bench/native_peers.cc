@@ -7,7 +7,8 @@
 //                        [--min-time 0.05] [--libraries xnnpack onednn] [--exhaustive]
 //
 // Prints one JSON array to stdout. Per library and dtype it supports, one record per size:
-//   {"library", "op": "round", "dtype", "bytes" (output bytes), "seconds" (best per call),
+//   {"library", "op": "round", "dtype", the machine (MachineJson: "cpu", cache sizes), "bytes"
+//   (output bytes), "seconds" (best per call),
 //    "threads", "implementation" (oneDNN's kernel), "checked" (values compared), "mismatches" (bit
 //    patterns that differ from the exact result), "differences": [{"kind", "count", "example"}]}
 // and per dtype it does not support one record {"library", "op", "dtype", "unsupported": reason}.
@@ -467,7 +468,8 @@ int main(int argc, char** argv) {
     const size_t esize = eltwise::ElementSize(*type);
     for (auto& peer : peers) {
       const std::string head = "{\"library\": " + JsonString(peer->Name()) +
-                               ", \"op\": \"round\", \"dtype\": " + JsonString(dtype);
+                               ", \"op\": \"round\", \"dtype\": " + JsonString(dtype) + ", " +
+                               eltwise::bench::MachineJson();
       CheckResult check;
       try {
         check = Check(*peer, *type, exhaustive);

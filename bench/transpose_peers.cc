@@ -36,6 +36,7 @@
 
 #include "bench/baselines.h"
 #include "bench/failure.h"
+#include "bench/json.h"
 #include "bench/layouts.h"
 #include "bench/sizes.h"
 #include "bench/threads.h"
@@ -393,6 +394,7 @@ int Run(int argc, char** argv) {
                         peers[i].name.c_str(), peers[i].threads, best[i], copy_best,
                         small_pages ? "false" : "true", neighbour);
           json += record;
+          json.insert(json.size() - 1, ", " + eltwise::bench::MachineJson());
         }
         std::fflush(stdout);
       }

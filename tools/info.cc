@@ -10,6 +10,14 @@
 namespace eltwise::cli {
 namespace {
 
+// A cache size as "32 KiB" or "32 MiB"; "none" for a level the system does not report.
+std::string CacheText(uint64_t bytes) {
+  if (bytes == 0) return "none";
+  if (bytes % (uint64_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes % (uint64_t{1} << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
 // "4", "1-8", "0-8", or "-" when no rank is supported; disjoint ranges are joined with ','.
 std::string RankText(FeatureLevel level, Op op, DataType type) {
   std::string text;
@@ -83,7 +91,7 @@ void PrintSupportTable() {
 void RunInfo() {
   const SystemInfo info = GetSystemInfo();
   std::cout << "eltwise " << info.version << "\n";
-  std::cout << "CPU: " << info.hardware_threads
+  std::cout << "CPU: " << info.cpu_model << ", " << info.hardware_threads
             << " hardware threads; kernel targets (best first):";
   for (const std::string& target : info.cpu_targets) std::cout << " " << target;
   std::cout << "\nSIMD targets:";
@@ -92,7 +100,8 @@ void RunInfo() {
     std::cout << " none (built without Highway, or this CPU has none of its targets; scalar "
                  "kernels run: exact but slow)";
   }
-  std::cout << "\n";
+  std::cout << "\nCaches (one instance of each): L1d " << CacheText(info.l1d_cache_bytes) << ", L2 "
+            << CacheText(info.l2_cache_bytes) << ", L3 " << CacheText(info.l3_cache_bytes) << "\n";
   std::cout << "Backends: cpu";
   if (info.cuda_backend_built) {
     std::cout << ", cuda (" << info.cuda_devices.size() << " GPU"

@@ -43,6 +43,10 @@ class _Info(TypedDict):
     cpu_targets: list[str]
     simd_targets: list[str]
     hardware_threads: int
+    cpu_model: str
+    l1d_cache_bytes: int
+    l2_cache_bytes: int
+    l3_cache_bytes: int
     cuda_backend_built: bool
     cuda_devices: list[str]
     feature_levels: list[str]

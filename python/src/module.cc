@@ -104,6 +104,10 @@ py::dict InfoPy() {
   d["cpu_targets"] = info.cpu_targets;
   d["simd_targets"] = info.simd_targets;
   d["hardware_threads"] = info.hardware_threads;
+  d["cpu_model"] = info.cpu_model;
+  d["l1d_cache_bytes"] = info.l1d_cache_bytes;
+  d["l2_cache_bytes"] = info.l2_cache_bytes;
+  d["l3_cache_bytes"] = info.l3_cache_bytes;
   d["cuda_backend_built"] = info.cuda_backend_built;
   d["cuda_devices"] = info.cuda_devices;
   py::list levels, types, modes;
@@ -214,6 +218,7 @@ handle (complex, bool, ...); TypeError for something that is not a dtype.)doc");
   m.def("info", &InfoPy, R"doc(info() -> dict
 
 What this build and machine offer: version, cpu_targets (best first), simd_targets (the SIMD
-ones among them; empty: scalar kernels only), hardware_threads,
+ones among them; empty: scalar kernels only), hardware_threads, cpu_model,
+l1d_cache_bytes, l2_cache_bytes, l3_cache_bytes (one instance of each; 0: not reported),
 cuda_backend_built, cuda_devices, feature_levels, dtypes, rounding_modes, nan_policies.)doc");
 }

@@ -204,6 +204,9 @@ def test_info():
     assert info["version"] == eltwise.__version__
     assert "reference" in info["cpu_targets"]
     assert info["hardware_threads"] >= 1
+    assert isinstance(info["cpu_model"], str) and info["cpu_model"]
+    caches = [info[f"{level}_cache_bytes"] for level in ("l1d", "l2", "l3")]
+    assert all(isinstance(c, int) and c >= 0 for c in caches) and max(caches) > 0
     assert isinstance(info["cuda_backend_built"], bool)
     assert info["dtypes"][:3] == ["float32", "float16", "bfloat16"] and len(info["dtypes"]) == 12
     assert info["rounding_modes"] == ["halves_to_nearest_even", "toward_zero", "toward_infinity", "down", "up"]

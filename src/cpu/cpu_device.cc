@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/cpu_caches.h"
 #include "cpu/kernel_dispatch.h"
 
 namespace eltwise {
@@ -32,6 +33,11 @@ void DescribeCpu(SystemInfo& info) {
       info.simd_targets.emplace_back(it->name);
   }
   info.hardware_threads = HardwareThreads();
+  const cpu::CpuCaches& caches = cpu::MachineCaches();
+  info.cpu_model = caches.model;
+  info.l1d_cache_bytes = caches.l1d_bytes;
+  info.l2_cache_bytes = caches.l2_bytes;
+  info.l3_cache_bytes = caches.l3_bytes;
 }
 
 }  // namespace

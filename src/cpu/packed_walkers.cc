@@ -1,10 +1,9 @@
 // The packed layout walkers (layout_walkers.h): contiguous runs, rows packed in both tensors, and
 // broadcast fills.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
 
+#include "cpu/cpu_caches.h"
 #include "cpu/element_copy.h"
 #include "cpu/layout_walkers.h"
 #include "cpu/row_walker.h"
@@ -13,18 +12,6 @@
 namespace eltwise::cpu {
 namespace {
 
-uint64_t LastLevelCacheBytes() {
-  static const uint64_t bytes = [] {
-    long llc = -1;
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-    llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    return llc > 0 ? static_cast<uint64_t>(llc) : uint64_t{32} << 20;
-  }();
-  return bytes;
-}
-
 // Non-temporal stores for outputs larger than the last-level cache. Off: measured through the API
 // on x86-64, a large call on 2 threads ran slower against a copy with them than without, and on
 // one thread they tied, although the bare kernel gained (docs/performance.md, "Where the tuning
@@ -32,7 +19,7 @@ uint64_t LastLevelCacheBytes() {
 // they measure faster.
 constexpr bool kStreamLargeOutputs = false;
 bool UseStreamingStores(uint64_t output_bytes) {
-  return kStreamLargeOutputs && output_bytes > LastLevelCacheBytes();
+  return kStreamLargeOutputs && output_bytes > MachineCaches().LastLevelBytes();
 }
 
 // The contiguous kernel for a plan with `output_bytes` bytes of output.

@@ -742,6 +742,8 @@ TEST_F(Cli, InfoPrintsVersionAndTheSupportTable) {
   for (const std::string& target : GetSystemInfo().simd_targets) simd_line += " " + target;
   simd_line += GetSystemInfo().simd_targets.empty() ? " none (built without Highway" : "\n";
   EXPECT_NE(r.out.find(simd_line), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CPU: " + GetSystemInfo().cpu_model + ", "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nCaches (one instance of each): L1d "), std::string::npos) << r.out;
   // Columns (docs/semantics.md): 1_0 2_0 2_1 3_0 3_1 4_0 4_1 5_0 5_1 5_2 6_0 6_1 6_2 6_3 6_4 ext.
   EXPECT_TRUE(
       HasLine(r.out, "sign 1_0 2_0 2_1 3_0 3_1 4_0 4_1 5_0 5_1 5_2 6_0 6_1 6_2 6_3 6_4 ext"))

@@ -1,5 +1,9 @@
 #include "bench/json.h"
 
+#include <string>
+
+#include "eltwise/info.h"
+
 namespace eltwise::bench {
 
 std::string JsonString(std::string_view text) {
@@ -9,6 +13,17 @@ std::string JsonString(std::string_view text) {
     out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
   }
   return out + "\"";
+}
+
+std::string MachineJson() {
+  static const std::string members = [] {
+    const SystemInfo info = GetSystemInfo();
+    return "\"cpu\": " + JsonString(info.cpu_model) +
+           ", \"l1d_cache_bytes\": " + std::to_string(info.l1d_cache_bytes) +
+           ", \"l2_cache_bytes\": " + std::to_string(info.l2_cache_bytes) +
+           ", \"l3_cache_bytes\": " + std::to_string(info.l3_cache_bytes);
+  }();
+  return members;
 }
 
 std::string JsonArray(const std::vector<std::string>& objects) {

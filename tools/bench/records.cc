@@ -38,7 +38,7 @@ std::string RecordJson(const Record& r) {
                 r.elements, r.threads, r.seconds, r.copy_seconds, r.memcpy_seconds,
                 r.copy_loop_seconds, r.copy_seconds / r.seconds, r.bytes_moved,
                 static_cast<double>(r.bytes_moved) / r.seconds / 1e9, r.one_thread_seconds) +
-         "}";
+         ", " + MachineJson() + "}";
 }
 
 }  // namespace
