@@ -939,35 +939,43 @@ TEST(CpuLayouts, TransposedPlansOnEveryTable) {
 // a page or more apart (2 KiB for 1-byte elements) and output rows start on cache lines, which
 // stream their tiles' rows out of an L1 buffer with non-temporal stores (x86): one element size
 // each, edges that are not whole tiles, an output pitch that is not a multiple of 16 bytes and an
-// output 1 element past a 16-byte boundary (both written with ordinary stores), through every
+// output 1 element past a 16-byte boundary (both written with ordinary stores), padded output rows
+// whose last tile's rows end in a piece shorter than 16 bytes (ordinary stores after streamed
+// ones), through every
 // kernel table on 1 and 2 threads, against the element-by-element reference walk; the bytes
 // around the output stay untouched.
 TEST(CpuLayouts, LargeTransposesStreamTheirOutput) {
   struct Case {
     DataType type;
     std::vector<uint64_t> sizes;
+    int64_t out_pitch = 0;  // elements between output rows; 0: packed
   };
   const std::vector<Case> cases = {
       {DataType::kInt8, {3001, 3008}},  // rows 3001 and 3008 bytes apart: along the input
-      {DataType::kFloat16, {2101, 2096}}, {DataType::kFloat32, {1501, 1504}},
-      {DataType::kFloat64, {1101, 1098}}, {DataType::kFloat32, {1501, 1499}},  // pitch 5996 bytes
+      {DataType::kFloat16, {2101, 2096}},
+      {DataType::kFloat32, {1501, 1504}},
+      {DataType::kFloat64, {1101, 1098}},
+      {DataType::kFloat32, {1501, 1499}},  // pitch 5996 bytes
       {DataType::kFloat32, {1025, 1040}},  // 4.1 MiB, rows 4100 and 4160 bytes apart
       {DataType::kFloat64, {601, 520}},    // 2.4 MiB, rows 4808 and 4160 bytes apart
+      // 4.4 MiB, output rows of 1030 elements 4160 bytes apart: the last tile's rows are 24 bytes.
+      {DataType::kFloat32, {1100, 1030}, 1040},
   };
   for (const Case& c : cases) {
     const size_t esize = ElementSize(c.type);
     const std::vector<int64_t> in_strides = {1, static_cast<int64_t>(c.sizes[0])};
     const TensorDesc in_desc = Desc(c.type, c.sizes, in_strides);
-    const TensorDesc out_desc = Desc(c.type, c.sizes, {});
+    const std::vector<int64_t> out_strides =
+        c.out_pitch != 0 ? std::vector<int64_t>{c.out_pitch, 1} : PackedStrides(c.sizes);
+    const TensorDesc out_desc = Desc(c.type, c.sizes, out_strides);
     const Plan plan = MakePlan(Function::kSignNanPropagate, in_desc, out_desc, 1, 1);
     ASSERT_EQ(plan.layout, Layout::kTransposed);
     const size_t out_bytes = out_desc.total_tensor_size_in_bytes;
     ASSERT_GE(out_bytes, size_t{2} << 20);
     const std::vector<std::byte> input =
         MixedInputs(c.type, in_desc.total_tensor_size_in_bytes / esize + 1, 23);
-    const std::vector<std::byte> want =
-        ReferenceOutput(Function::kSignNanPropagate, c.type, c.sizes, in_strides,
-                        PackedStrides(c.sizes), input, out_bytes);
+    const std::vector<std::byte> want = ReferenceOutput(
+        Function::kSignNanPropagate, c.type, c.sizes, in_strides, out_strides, input, out_bytes);
     for (const NamedKernelTable& table : AvailableKernelTables()) {
       for (int threads : {1, 2}) {
         for (size_t shift : {size_t{0}, esize}) {  // from a 64-byte boundary, or one element on
