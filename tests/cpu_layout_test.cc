@@ -310,8 +310,12 @@ std::vector<std::byte> ReferenceOutput(Function planned, DataType type,
   return want;
 }
 
+// Bytes after the output binding that must stay untouched: a walk one row or task past the end
+// writes there.
+constexpr size_t kGuardBytes = 256;
+
 // Runs one case out of place on a device with `threads` threads and checks every output element
-// and that every other output byte is untouched.
+// and that every other output byte, and kGuardBytes after the output, are untouched.
 void CheckLayout(const LayoutCase& c, Function f, int threads) {
   SCOPED_TRACE(c.name + " " + std::string(Name(f)) + " " + std::string(Name(c.type)) +
                " threads=" + std::to_string(threads));
@@ -330,9 +334,12 @@ void CheckLayout(const LayoutCase& c, Function f, int threads) {
   const size_t in_bytes = in_desc.total_tensor_size_in_bytes;
   const size_t out_bytes = out_desc.total_tensor_size_in_bytes;
   const std::vector<std::byte> input = MixedInputs(c.type, in_bytes / esize + 1, 11);
-  std::vector<std::byte> output(out_bytes, kSentinel);
+  std::vector<std::byte> output(out_bytes + kGuardBytes, kSentinel);
   ASSERT_TRUE(op->Execute({input.data(), in_bytes}, {output.data(), out_bytes}).ok());
 
+  for (size_t b = out_bytes; b < output.size(); ++b) {
+    ASSERT_EQ(output[b], kSentinel) << "byte " << b - out_bytes << " after the output";
+  }
   const std::vector<std::byte> want = ReferenceOutput(Planned(f, c.type), c.type, c.sizes,
                                                       in_strides, out_strides, input, out_bytes);
   for (size_t b = 0; b < out_bytes; b += esize) {
@@ -355,9 +362,15 @@ std::vector<LayoutCase> LayoutCases(DataType t) {
       {"broadcast all", t, {33, 70}, {0, 0}, {}},
       {"broadcast into padded rows", t, {9, 70}, {0, 0}, {80, 1}},
       {"broadcast strided output", t, {9, 70}, {0, 0}, {1, 9}},
+      {"broadcast into a strided vector", t, {301}, {0}, {3}},
       {"broadcast rows", t, {40, 77}, {0, 1}, {}},
       {"broadcast columns", t, {40, 77}, {1, 0}, {}},
       {"padded rows", t, {37, 101}, {109, 1}, {113, 1}},
+      {"padded rows in two outer dims",
+       t,
+       {3, 5, 101},
+       {5 * 109 + 7, 109, 1},
+       {5 * 113 + 3, 113, 1}},
       {"strided inner", t, {5, 300}, {900, 3}, {}},
       {"every second", t, {5, 301}, {700, 2}, {}},
       {"every third", t, {5, 301}, {1000, 3}, {}},
@@ -410,6 +423,13 @@ TEST(CpuLayouts, ThreadedSizesAroundTheGrain) {
                    {static_cast<int64_t>(grain / 2 + 11), 1},
                    {static_cast<int64_t>(grain / 2 + 9), 1}},
                   functions[0], threads);
+      // Rows one element short of two tasks (kTaskBytes each) in padded pitches.
+      CheckLayout({"big rows one short of two tasks",
+                   t,
+                   {3, grain - 1},
+                   {static_cast<int64_t>(grain + 11), 1},
+                   {static_cast<int64_t>(grain + 9), 1}},
+                  functions[1], threads);
       CheckLayout({"big transposed", t, {side, side + 2}, {1, static_cast<int64_t>(side)}, {}},
                   functions[1], threads);
       CheckLayout(
