@@ -21,7 +21,11 @@
 #                              std::runtime_error type, so scripts/elf_unhide.py makes them visible.
 #                              The version keeps other C++ libraries in the process (libstdc++'s
 #                              __cxa_* and _Unwind_*) from being bound in its place. Everything in
-#                              the wheel links it with -nostdlib++ (toolchain.cmake).
+#                              the wheel links it with -nostdlib++ (toolchain.cmake). libc++
+#                              compares type_infos by address: a type of the project's own that is
+#                              thrown or dynamic_cast across shared objects needs its type_info
+#                              in one of them (a key function); the standard library's are in
+#                              libeltwise_cxx, and no other type crosses today.
 #     DIR/ARCH/prefix          Highway, protobuf and ONNX as static PIC libraries, from Debian
 #                              bookworm's source packages with Debian's patches (the versions the
 #                              other wheels bundle: Highway 1.0.3, protobuf 3.21.12, the version
