@@ -314,10 +314,17 @@ from scikit_build_core.build import prepare_metadata_for_build_wheel
 print(prepare_metadata_for_build_wheel(sys.argv[1]))' "$target/metadata" >/dev/null
   packed=$(python3 scripts/wheel_pack.py "$target/tree" "$target"/metadata/eltwise-*.dist-info \
     "$abi-$abi-linux_$arch" "$target/dist")
-  python3 -m auditwheel repair --wheel-dir "$out/wheelhouse" ${floor:+--plat "manylinux_2_28_$arch"} \
-    "$packed"
+  # --plat names only this machine's architecture's policies; auditwheel's default is the oldest
+  # policy the wheel's symbols allow.
+  python3 -m auditwheel repair --wheel-dir "$out/wheelhouse" "$packed"
   mapfile -t repaired < <(compgen -G "$out/wheelhouse/$(wheel_glob "$version" "$arch")")
   report_wheel "${repaired[0]}"
+  if [ -n "$floor" ]; then
+    policy=$(python3 -m auditwheel show "${repaired[0]}" | tr '\n' ' ' |
+      sed -n 's/.*following\s*platform\s*tag:\s*"manylinux_2_\([0-9]*\)_.*/\1/p')
+    [ -n "$policy" ] && [ "$policy" -le 28 ] || {
+      echo "wheel: ${repaired[0]} is not manylinux_2_28 or older" >&2; exit 1; }
+  fi
   ;;
 test-in-root)
   [ $# -ge 3 ] || {
