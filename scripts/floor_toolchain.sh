@@ -126,7 +126,7 @@ set(CMAKE_AR "$bin/ar" CACHE FILEPATH "")
 set(CMAKE_RANLIB "$bin/ranlib" CACHE FILEPATH "")
 set(CMAKE_STRIP "$(command -v "$arch-linux-gnu-strip" || true)" CACHE FILEPATH "")  # binutils'
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
-# No link-time optimization (pybind11 tries -flto otherwise): zig would build a second libc++ for it.
+# No link-time optimization (pybind11 tries -flto otherwise): zig would build another libc++ for it.
 set(CMAKE_INTERPROCEDURAL_OPTIMIZATION OFF)
 set(CMAKE_FIND_ROOT_PATH "$dir/$arch/prefix")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
@@ -208,9 +208,11 @@ cmake_dep() {
   rm -rf "$build" && mkdir -p "$build"
   cmake -S "$source" -B "$build" -G Ninja -Wno-dev -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_TOOLCHAIN_FILE="$dir/$arch/toolchain.cmake" -DCMAKE_INSTALL_PREFIX="$dir/$arch/prefix" \
-    -DBUILD_SHARED_LIBS=OFF -DCMAKE_CXX_VISIBILITY_PRESET=hidden -DCMAKE_C_VISIBILITY_PRESET=hidden \
-    -DCMAKE_VISIBILITY_INLINES_HIDDEN=ON "$@" >"$build.log" 2>&1 || { tail -30 "$build.log"; exit 1; }
-  nice -n 5 cmake --build "$build" -j "$jobs" >>"$build.log" 2>&1 || { tail -40 "$build.log"; exit 1; }
+    -DBUILD_SHARED_LIBS=OFF -DCMAKE_CXX_VISIBILITY_PRESET=hidden \
+    -DCMAKE_C_VISIBILITY_PRESET=hidden -DCMAKE_VISIBILITY_INLINES_HIDDEN=ON "$@" \
+    >"$build.log" 2>&1 || { tail -30 "$build.log"; exit 1; }
+  nice -n 5 cmake --build "$build" -j "$jobs" >>"$build.log" 2>&1 ||
+    { tail -40 "$build.log"; exit 1; }
   cmake --install "$build" >>"$build.log" 2>&1
   touch "$build/.complete"
 }

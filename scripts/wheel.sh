@@ -24,7 +24,8 @@
 #       (glibc 2.28, NumPy's floor): built with zig's clang for glibc 2.28, with Highway, ONNX and
 #       protobuf linked statically and zig's libc++ as the one bundled C++ library
 #       (scripts/floor_toolchain.sh; its cache folder is $ELTWISE_FLOOR_DIR, default build/floor).
-#       No CUDA backend yet. Test it with test-in-root, or with test where ARCH is this machine's.
+#       No CUDA backend (README.md says why). Test it with test-in-root, or with test where ARCH is
+#       this machine's.
 #   bash scripts/wheel.sh test-in-root VERSION ARCH [OUT]   in a chroot of that Debian root (no
 #       compiler, no Highway, ONNX or protobuf): a venv of its python3.X, NumPy and the wheel's
 #       [test] extra from PyPI, then the checks below.
@@ -35,10 +36,10 @@
 # The checks, in the clean environment: ldd of every shared object in the installed `eltwise`
 # package resolves everything, Highway, ONNX and protobuf are linked and come from the venv (the
 # wheel's copies), and nothing else is loaded from outside the venv but glibc, libstdc++,
-# libgcc_s and libz (a floor wheel: libeltwise_cxx from the venv, glibc from the system, and
-# Highway, ONNX, protobuf, libstdc++, libgcc_s and libz not linked at all); `import eltwise` does not warn (it has SIMD targets); PyPI's onnx and
-# eltwise.onnx_backend run in one process; pytest runs python/tests (the ONNX backend tests
-# included) against the installed package.
+# libgcc_s and libz (a floor wheel: libeltwise_cxx comes from the venv, and Highway, ONNX,
+# protobuf, libstdc++, libgcc_s and libz are not linked at all); `import eltwise` does not warn (it
+# has SIMD targets); PyPI's onnx and eltwise.onnx_backend run in one process; pytest runs
+# python/tests (the ONNX backend tests included) against the installed package.
 #
 # ELTWISE_WHEEL_SKIP, a pytest -k expression, names tests to leave out (CI's aarch64 stage leaves
 # out the slowest ones under qemu-user, which test no compiled code: mypy's and the process-based
@@ -107,13 +108,16 @@ check='
   # library, libeltwise_cxx; the system then gives glibc only.
   linked="libhwy libonnx libonnx_proto libprotobuf" unlinked=""
   if grep -q "^\s*libeltwise_cxx[-.]" "$WORK/ldd.txt"; then
-    linked="libeltwise_cxx" unlinked="libhwy libonnx libonnx_proto libprotobuf libstdc++ libgcc_s libz"
+    linked="libeltwise_cxx"
+    unlinked="libhwy libonnx libonnx_proto libprotobuf libstdc++ libgcc_s libz"
   fi
   for lib in $linked; do
     grep -q "^\s*$lib[-.]" "$WORK/ldd.txt" || { echo "wheel: nothing links $lib" >&2; exit 1; }
   done
   for lib in $unlinked; do
-    if grep -q "^\s*$lib[-.]" "$WORK/ldd.txt"; then echo "wheel: a floor wheel links $lib" >&2; exit 1; fi
+    if grep -q "^\s*$lib[-.]" "$WORK/ldd.txt"; then
+      echo "wheel: a floor wheel links $lib" >&2; exit 1
+    fi
   done
   # Everything resolved outside the venv must be the system base the manylinux policy allows
   # (glibc, libstdc++, libgcc_s; libz, which protobuf links).
@@ -293,8 +297,8 @@ for key, value in settings["cmake"]["define"].items(): print(f"-D{key}={value}")
     -DCMAKE_INSTALL_PREFIX="$target/tree" -DPython_EXECUTABLE="$target/python" \
     -DPython_INCLUDE_DIR="$target/include" -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)"
   if [ -n "$floor" ]; then
-    # Only what the wheel installs (not the static library too: zig's clang is slow on Highway's
-    # SIMD targets, and each takes as long again).
+    # Only what the wheel installs and what that needs (zig's clang is slow on Highway's SIMD
+    # targets; without eltwise._onnx the static library is not built at all).
     modules=(eltwise_python eltwise_runtime)
     if cmake --build "$target/cmake" --target help | grep -q '^eltwise_python_onnx:'; then
       modules+=(eltwise_python_onnx)
@@ -322,8 +326,9 @@ print(prepare_metadata_for_build_wheel(sys.argv[1]))' "$target/metadata" >/dev/n
   if [ -n "$floor" ]; then
     policy=$(python3 -m auditwheel show "${repaired[0]}" | tr '\n' ' ' |
       sed -n 's/.*following\s*platform\s*tag:\s*"manylinux_2_\([0-9]*\)_.*/\1/p')
-    [ -n "$policy" ] && [ "$policy" -le 28 ] || {
-      echo "wheel: ${repaired[0]} is not manylinux_2_28 or older" >&2; exit 1; }
+    if [ -z "$policy" ] || [ "$policy" -gt 28 ]; then
+      echo "wheel: ${repaired[0]} is not manylinux_2_28 or older" >&2; exit 1
+    fi
   fi
   ;;
 test-in-root)
