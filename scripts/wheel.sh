@@ -20,6 +20,12 @@
 #       CMake with pyproject.toml's settings, the aarch64 cross compiler where ARCH is aarch64,
 #       the interpreter's own headers, NumPy's wheel for it from PyPI, the .dist-info from
 #       scikit-build-core (scripts/wheel_pack.py packs them), then auditwheel repair.
+#   bash scripts/wheel.sh build-floor VERSION ARCH [OUT]   the same wheel tagged manylinux_2_28
+#       (glibc 2.28, NumPy's floor): built with zig's clang for glibc 2.28, with Highway, ONNX and
+#       protobuf linked statically and zig's libc++ as the one bundled C++ library
+#       (scripts/floor_toolchain.sh; its cache folder is $ELTWISE_FLOOR_DIR, default build/floor).
+#       No CUDA backend (README.md says why). Test it with test-in-root, or with test where ARCH is
+#       this machine's.
 #   bash scripts/wheel.sh test-in-root VERSION ARCH [OUT]   in a chroot of that Debian root (no
 #       compiler, no Highway, ONNX or protobuf): a venv of its python3.X, NumPy and the wheel's
 #       [test] extra from PyPI, then the checks below.
@@ -30,9 +36,10 @@
 # The checks, in the clean environment: ldd of every shared object in the installed `eltwise`
 # package resolves everything, Highway, ONNX and protobuf are linked and come from the venv (the
 # wheel's copies), and nothing else is loaded from outside the venv but glibc, libstdc++,
-# libgcc_s and libz; `import eltwise` does not warn (it has SIMD targets); PyPI's onnx and
-# eltwise.onnx_backend run in one process; pytest runs python/tests (the ONNX backend tests
-# included) against the installed package.
+# libgcc_s and libz (a floor wheel: libeltwise_cxx comes from the venv, and Highway, ONNX,
+# protobuf, libstdc++, libgcc_s and libz are not linked at all); `import eltwise` does not warn (it
+# has SIMD targets); PyPI's onnx and eltwise.onnx_backend run in one process; pytest runs
+# python/tests (the ONNX backend tests included) against the installed package.
 #
 # ELTWISE_WHEEL_SKIP, a pytest -k expression, names tests to leave out (CI's aarch64 stage leaves
 # out the slowest ones under qemu-user, which test no compiled code: mypy's and the process-based
@@ -97,8 +104,20 @@ check='
     ldd "$object" | tee -a "$WORK/ldd.txt"
   done
   if grep -q "not found" "$WORK/ldd.txt"; then echo "wheel: unresolved libraries" >&2; exit 1; fi
-  for lib in libhwy libonnx libonnx_proto libprotobuf; do
+  # A floor wheel (build-floor) links Highway, ONNX and protobuf statically and brings its one C++
+  # library, libeltwise_cxx; the system then gives glibc only.
+  linked="libhwy libonnx libonnx_proto libprotobuf" unlinked=""
+  if grep -q "^\s*libeltwise_cxx[-.]" "$WORK/ldd.txt"; then
+    linked="libeltwise_cxx"
+    unlinked="libhwy libonnx libonnx_proto libprotobuf libstdc++ libgcc_s libz"
+  fi
+  for lib in $linked; do
     grep -q "^\s*$lib[-.]" "$WORK/ldd.txt" || { echo "wheel: nothing links $lib" >&2; exit 1; }
+  done
+  for lib in $unlinked; do
+    if grep -q "^\s*$lib[-.]" "$WORK/ldd.txt"; then
+      echo "wheel: a floor wheel links $lib" >&2; exit 1
+    fi
   done
   # Everything resolved outside the venv must be the system base the manylinux policy allows
   # (glibc, libstdc++, libgcc_s; libz, which protobuf links).
@@ -201,9 +220,11 @@ test)
       SKIP="${ELTWISE_WHEEL_SKIP:-}" bash -c "$check"
   fi
   ;;
-build-for)
-  [ $# -ge 3 ] || { echo "usage: bash scripts/wheel.sh build-for VERSION ARCH [OUT]" >&2; exit 2; }
+build-for | build-floor)
+  [ $# -ge 3 ] || { echo "usage: bash scripts/wheel.sh $command VERSION ARCH [OUT]" >&2; exit 2; }
   version=$2 arch=$3
+  floor=""
+  [ "$command" = build-floor ] && floor=$(realpath -m "${ELTWISE_FLOOR_DIR:-build/floor}")
   out=$(realpath -m "${4:-build/wheel}")
   abi=cp${version/./}
   target=$out/$abi-$arch
@@ -250,7 +271,13 @@ settings = tomllib.load(open("pyproject.toml", "rb"))["tool"]["scikit-build"]
 print("-DCMAKE_BUILD_TYPE=" + settings["cmake"]["build-type"])
 for key, value in settings["cmake"]["define"].items(): print(f"-D{key}={value}")')
   cross=()
-  if [ "$arch" != "$(uname -m)" ]; then
+  if [ -n "$floor" ]; then
+    # zig's clang for glibc 2.28 with static Highway, ONNX and protobuf and one shared libc++
+    # (scripts/floor_toolchain.sh); auditwheel bundles that libc++ (libeltwise_cxx).
+    bash scripts/floor_toolchain.sh prepare "$arch" "$floor"
+    cross=(-DCMAKE_TOOLCHAIN_FILE="$floor/$arch/toolchain.cmake" -DELTWISE_CUDA=OFF)
+    export LD_LIBRARY_PATH="$floor/$arch/cxx"
+  elif [ "$arch" != "$(uname -m)" ]; then
     # Highway's arm64 package is installed (multiarch); ONNX's cannot be (libonnxifi clashes with
     # the amd64 one), so its arm64 packages are unpacked here. No CUDA for aarch64.
     onnx=$roots/onnx-$debian_arch
@@ -269,17 +296,40 @@ for key, value in settings["cmake"]["define"].items(): print(f"-D{key}={value}")
   cmake -S "$root" -B "$target/cmake" -G Ninja "${defines[@]}" "${cross[@]}" -DSKBUILD=ON \
     -DCMAKE_INSTALL_PREFIX="$target/tree" -DPython_EXECUTABLE="$target/python" \
     -DPython_INCLUDE_DIR="$target/include" -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)"
-  cmake --build "$target/cmake"
+  if [ -n "$floor" ]; then
+    # Only what the wheel installs and what that needs (zig's clang is slow on Highway's SIMD
+    # targets; without eltwise._onnx the static library is not built at all).
+    modules=(eltwise_python eltwise_runtime)
+    if cmake --build "$target/cmake" --target help | grep -q '^eltwise_python_onnx:'; then
+      modules+=(eltwise_python_onnx)
+    fi
+    cmake --build "$target/cmake" --target "${modules[@]}"
+  else
+    cmake --build "$target/cmake"
+  fi
   cmake --install "$target/cmake"
+  if [ -n "$floor" ]; then
+    # zig's clang emits DWARF by default, also into the static dependencies.
+    find "$target/tree" -name '*.so*' -type f -exec "$arch-linux-gnu-strip" --strip-debug {} +
+  fi
   python3 -c '
 import sys
 from scikit_build_core.build import prepare_metadata_for_build_wheel
 print(prepare_metadata_for_build_wheel(sys.argv[1]))' "$target/metadata" >/dev/null
   packed=$(python3 scripts/wheel_pack.py "$target/tree" "$target"/metadata/eltwise-*.dist-info \
     "$abi-$abi-linux_$arch" "$target/dist")
+  # --plat names only this machine's architecture's policies; auditwheel's default is the oldest
+  # policy the wheel's symbols allow.
   python3 -m auditwheel repair --wheel-dir "$out/wheelhouse" "$packed"
   mapfile -t repaired < <(compgen -G "$out/wheelhouse/$(wheel_glob "$version" "$arch")")
   report_wheel "${repaired[0]}"
+  if [ -n "$floor" ]; then
+    policy=$(python3 -m auditwheel show "${repaired[0]}" | tr '\n' ' ' |
+      sed -n 's/.*following\s*platform\s*tag:\s*"manylinux_2_\([0-9]*\)_.*/\1/p')
+    if [ -z "$policy" ] || [ "$policy" -gt 28 ]; then
+      echo "wheel: ${repaired[0]} is not manylinux_2_28 or older" >&2; exit 1
+    fi
+  fi
   ;;
 test-in-root)
   [ $# -ge 3 ] || {
@@ -347,7 +397,7 @@ all)
   ;;
 *)
   echo "usage: bash scripts/wheel.sh build|test|all [OUT]" \
-    "| build-for|test-in-root VERSION ARCH [OUT]" >&2
+    "| build-for|build-floor|test-in-root VERSION ARCH [OUT]" >&2
   exit 2
   ;;
 esac

@@ -139,7 +139,7 @@ std::string_view Name(Function f) {
   switch (f) {
 #define ELTWISE_FUNCTION_NAME(e, ...) \
   case Function::e:                   \
-    return #e + 1;
+    return &#e[1]; /* the name without its k */
     ELTWISE_FOR_EACH_FUNCTION(ELTWISE_FUNCTION_NAME)
 #undef ELTWISE_FUNCTION_NAME
   }
