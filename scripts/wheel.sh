@@ -29,6 +29,10 @@
 #   bash scripts/wheel.sh test-in-root VERSION ARCH [OUT]   in a chroot of that Debian root (no
 #       compiler, no Highway, ONNX or protobuf): a venv of its python3.X, NumPy and the wheel's
 #       [test] extra from PyPI, then the checks below.
+#   bash scripts/wheel.sh test-in-old-root VERSION ARCH [OUT]   the same for the wheel of the
+#       manylinux_2_28 policy (glibc 2.28) in OUT/wheelhouse, in the old-glibc root
+#       (scripts/old_glibc_root.sh: Debian bullseye, glibc 2.31, with a CPython 3.11 built there;
+#       3.11 on x86_64 only): the proof that the wheel runs on a glibc older than the build's.
 #   bash scripts/wheel.sh all [OUT]     every wheel and every test: build and test (python3), the
 #       same for python3.12 where one is installed (Debian has none), and build-for plus
 #       test-in-root for 3.11, 3.13 and 3.14 on x86_64 and aarch64.
@@ -166,6 +170,44 @@ report_wheel() {
 
 # The tag part of a wheel's name for CPython VERSION on ARCH, for finding it in the wheelhouse.
 wheel_glob() { echo "eltwise-*-cp${1/./}-cp${1/./}-manylinux*_$2.whl"; }
+
+# The old-glibc root (scripts/old_glibc_root.sh) for VERSION on ARCH, made or reused; prints its
+# folder. The manylinux policy whose wheels it tests is $old_root_policy.
+old_root_policy=manylinux_2_28
+old_glibc_root() {
+  if [ "$1" != 3.11 ] || [ "$2" != x86_64 ]; then
+    echo "wheel: the old-glibc root has CPython 3.11 on x86_64 only, not $1 on $2" >&2
+    return 1
+  fi
+  local dir=$roots/bullseye-amd64-cp311
+  bash scripts/old_glibc_root.sh make "$dir" >&2 || return 1
+  echo "$dir"
+}
+# In a chroot of ROOT with nothing of the host but the mounts debian_root.sh's `run` makes: a
+# venv of PYTHON (a path in ROOT), WHEEL (in OUT/wheelhouse) with NumPy and its [test] extra from
+# PyPI, then $check. ROOT must have no Highway, ONNX or protobuf library.
+test_in_chroot() {  # ROOT PYTHON WHEEL OUT
+  local dir=$1 python=$2 wheel=$3 out=$4 lib
+  for lib in libhwy libonnx libprotobuf; do
+    if compgen -G "$dir/usr/lib/*/$lib.so*" >/dev/null || compgen -G "$dir/usr/local/lib/$lib.so*" >/dev/null; then
+      echo "wheel: $dir has $lib; the test needs a root without it" >&2
+      return 1
+    fi
+  done
+  echo "wheel: testing $(basename "$wheel") in $dir ($python)"
+  ROOT_BINDS="$root:/eltwise/source $out/wheelhouse:/eltwise/wheelhouse" \
+    bash scripts/debian_root.sh run "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+    HOME=/root LANG=C.UTF-8 PIP_CERT=/etc/ssl/certs/ca-certificates.crt VENV=/opt/eltwise-venv \
+    TESTS=/eltwise/source/python/tests WORK=/tmp/eltwise-wheel SKIP="${ELTWISE_WHEEL_SKIP:-}" \
+    WHEEL="/eltwise/wheelhouse/$(basename "$wheel")" PYTHON="$python" \
+    chroot "$dir" bash -euo pipefail -c '
+      rm -rf "$VENV" "$WORK" && mkdir -p "$WORK"
+      "$PYTHON" -m venv "$VENV"
+      echo "wheel: $("$VENV/bin/python" --version), $(ldd --version | head -1)"
+      PIP_ROOT_USER_ACTION=ignore "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
+        --no-compile --only-binary=:all: "$WHEEL[test]"
+      '"$check"
+}
 
 case "$command" in
 build)
@@ -362,6 +404,18 @@ test-in-root)
         --no-compile --only-binary=:all: "$WHEEL[test]"
       '"$check"
   ;;
+test-in-old-root)
+  [ $# -ge 3 ] || {
+    echo "usage: bash scripts/wheel.sh test-in-old-root VERSION ARCH [OUT]" >&2; exit 2; }
+  version=$2 arch=$3
+  out=$(realpath -m "${4:-build/wheel}")
+  glob="eltwise-*-cp${version/./}-cp${version/./}-*${old_root_policy}_$arch.whl"
+  mapfile -t floor < <(compgen -G "$out/wheelhouse/$glob" || true)
+  [ ${#floor[@]} -eq 1 ] || {
+    echo "wheel: not one $glob in $out/wheelhouse: ${floor[*]}" >&2; exit 1; }
+  old_root=$(old_glibc_root "$version" "$arch")
+  test_in_chroot "$old_root" "/usr/local/bin/python$version" "${floor[0]}" "$out"
+  ;;
 all)
   out=$(realpath -m "${2:-build/wheel}")
   timed() {
@@ -397,7 +451,7 @@ all)
   ;;
 *)
   echo "usage: bash scripts/wheel.sh build|test|all [OUT]" \
-    "| build-for|build-floor|test-in-root VERSION ARCH [OUT]" >&2
+    "| build-for|build-floor|test-in-root|test-in-old-root VERSION ARCH [OUT]" >&2
   exit 2
   ;;
 esac
