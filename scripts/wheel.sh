@@ -20,8 +20,10 @@
 #       CMake with pyproject.toml's settings, the aarch64 cross compiler where ARCH is aarch64,
 #       the interpreter's own headers, NumPy's wheel for it from PyPI, the .dist-info from
 #       scikit-build-core (scripts/wheel_pack.py packs them), then auditwheel repair.
-#   bash scripts/wheel.sh build-floor VERSION ARCH [OUT]   the same wheel tagged manylinux_2_28
-#       (glibc 2.28, NumPy's floor): built with zig's clang for glibc 2.28, with Highway, ONNX and
+#   bash scripts/wheel.sh build-floor VERSION ARCH [OUT]   the same wheel tagged manylinux_2_28 or
+#       older (glibc 2.28, NumPy's floor; auditwheel names the oldest policy the symbols allow,
+#       2_27 today), into OUT (default build/floor-wheel, apart from the other wheels, whose names
+#       differ only in the tag): built with zig's clang for glibc 2.28, with Highway, ONNX and
 #       protobuf linked statically and zig's libc++ as the one bundled C++ library
 #       (scripts/floor_toolchain.sh; its cache folder is $ELTWISE_FLOOR_DIR, default build/floor).
 #       No CUDA backend (README.md says why). Test it with test-in-root, or with test where ARCH is
@@ -30,7 +32,7 @@
 #       compiler, no Highway, ONNX or protobuf): a venv of its python3.X, NumPy and the wheel's
 #       [test] extra from PyPI, then the checks below.
 #   bash scripts/wheel.sh test-in-old-root VERSION ARCH [OUT]   the same for the wheel of the
-#       manylinux_2_28 policy (glibc 2.28) in OUT/wheelhouse, in the old-glibc root
+#       manylinux_2_28 policy or an older one in OUT/wheelhouse (default build/floor-wheel), in the old-glibc root
 #       (scripts/old_glibc_root.sh: Debian bullseye, glibc 2.31, with a CPython 3.11 built there;
 #       3.11 on x86_64 only): the proof that the wheel runs on a glibc older than the build's.
 #   bash scripts/wheel.sh all [OUT]     every wheel and every test: build and test (python3), the
@@ -172,8 +174,8 @@ report_wheel() {
 wheel_glob() { echo "eltwise-*-cp${1/./}-cp${1/./}-manylinux*_$2.whl"; }
 
 # The old-glibc root (scripts/old_glibc_root.sh) for VERSION on ARCH, made or reused; prints its
-# folder. The manylinux policy whose wheels it tests is $old_root_policy.
-old_root_policy=manylinux_2_28
+# folder. The manylinux policies whose wheels it tests are $old_root_policy (2.28 or older).
+old_root_policy="manylinux_2_2[0-8]"  # a glob: manylinux_2_28 or older
 old_glibc_root() {
   if [ "$1" != 3.11 ] || [ "$2" != x86_64 ]; then
     echo "wheel: the old-glibc root has CPython 3.11 on x86_64 only, not $1 on $2" >&2
@@ -266,8 +268,12 @@ build-for | build-floor)
   [ $# -ge 3 ] || { echo "usage: bash scripts/wheel.sh $command VERSION ARCH [OUT]" >&2; exit 2; }
   version=$2 arch=$3
   floor=""
-  [ "$command" = build-floor ] && floor=$(realpath -m "${ELTWISE_FLOOR_DIR:-build/floor}")
-  out=$(realpath -m "${4:-build/wheel}")
+  default_out=build/wheel
+  if [ "$command" = build-floor ]; then
+    floor=$(realpath -m "${ELTWISE_FLOOR_DIR:-build/floor}")
+    default_out=build/floor-wheel
+  fi
+  out=$(realpath -m "${4:-$default_out}")
   abi=cp${version/./}
   target=$out/$abi-$arch
   debian_root=$(debian_root "$version" "$arch")
@@ -408,7 +414,7 @@ test-in-old-root)
   [ $# -ge 3 ] || {
     echo "usage: bash scripts/wheel.sh test-in-old-root VERSION ARCH [OUT]" >&2; exit 2; }
   version=$2 arch=$3
-  out=$(realpath -m "${4:-build/wheel}")
+  out=$(realpath -m "${4:-build/floor-wheel}")
   glob="eltwise-*-cp${version/./}-cp${version/./}-*${old_root_policy}_$arch.whl"
   mapfile -t floor < <(compgen -G "$out/wheelhouse/$glob" || true)
   [ ${#floor[@]} -eq 1 ] || {
