@@ -15,10 +15,11 @@
 #       PYTHONPATH and (as root) the system's Highway, ONNX and protobuf libraries hidden in a
 #       private mount namespace.
 #   bash scripts/wheel.sh build-for VERSION ARCH [OUT]   the wheel for Debian's CPython VERSION
-#       (3.11, 3.13, 3.14) on ARCH (x86_64, aarch64), built here against that interpreter, which
-#       runs from a Debian root (scripts/debian_root.sh; under qemu-user for aarch64): the project's
-#       CMake with pyproject.toml's settings, the aarch64 cross compiler where ARCH is aarch64,
-#       the interpreter's own headers, NumPy's wheel for it from PyPI, the .dist-info from
+#       (3.11 from bookworm; 3.13, 3.14 and 3.15 from sid, whose root carries all three) on ARCH
+#       (x86_64, aarch64), built here against that interpreter, which runs from a Debian root
+#       (scripts/debian_root.sh; under qemu-user for aarch64): the project's CMake with
+#       pyproject.toml's settings, the aarch64 cross compiler where ARCH is aarch64, the
+#       interpreter's own headers, NumPy's wheel for it from PyPI, the .dist-info from
 #       scikit-build-core (scripts/wheel_pack.py packs them), then auditwheel repair.
 #   bash scripts/wheel.sh build-floor VERSION ARCH [OUT]   the same wheel tagged manylinux_2_28 or
 #       older (glibc 2.28, NumPy's floor; auditwheel names the oldest policy the symbols allow,
@@ -37,7 +38,7 @@
 #       3.11 on x86_64 only): the proof that the wheel runs on a glibc older than the build's.
 #   bash scripts/wheel.sh all [OUT]     every wheel and every test: build and test (python3), the
 #       same for python3.12 where one is installed (Debian has none), and build-for plus
-#       test-in-root for 3.11, 3.13 and 3.14 on x86_64 and aarch64.
+#       test-in-root for 3.11, 3.13, 3.14 and 3.15 on x86_64 and aarch64.
 #
 # The checks, in the clean environment: ldd of every shared object in the installed `eltwise`
 # package resolves everything, Highway, ONNX and protobuf are linked and come from the venv (the
@@ -68,14 +69,14 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then as_root=1; fi
 suite_of() {
   case "$1" in
   3.11) echo bookworm ;;
-  3.13 | 3.14) echo sid ;;
-  *) echo "wheel: no Debian suite with CPython $1 here (3.11, 3.13, 3.14)" >&2; return 1 ;;
+  3.13 | 3.14 | 3.15) echo sid ;;
+  *) echo "wheel: no Debian suite with CPython $1 here (3.11, 3.13, 3.14, 3.15)" >&2; return 1 ;;
   esac
 }
 pythons_of_suite() {
   case "$1" in
   bookworm) echo 3.11 ;;
-  sid) echo 3.13 3.14 ;;
+  sid) echo 3.13 3.14 3.15 ;;
   esac
 }
 debian_arch_of() {
@@ -444,7 +445,7 @@ all)
     echo "wheel: no python3.12 with the build module: no cp312 wheel"
   fi
   for arch in x86_64 aarch64; do
-    for version in 3.11 3.13 3.14; do
+    for version in 3.11 3.13 3.14 3.15; do
       # This machine's own CPython 3.11 wheel is `build`'s.
       if [ "$arch" != "$(uname -m)" ] || [ "$version" != 3.11 ] ||
         [ "$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != 3.11 ]; then
