@@ -38,7 +38,8 @@
 #       3.11 on x86_64 only): the proof that the wheel runs on a glibc older than the build's.
 #   bash scripts/wheel.sh all [OUT]     every wheel and every test: build and test (python3), the
 #       same for python3.12 where one is installed (Debian has none), and build-for plus
-#       test-in-root for 3.11, 3.13, 3.14 and 3.15 on x86_64 and aarch64.
+#       test-in-root for 3.11, 3.13, 3.14 and 3.15 on x86_64 and aarch64, then the CPython 3.11
+#       x86_64 floor wheel (build-floor, test, test-in-old-root) beside OUT in floor-wheel.
 #
 # The checks, in the clean environment: ldd of every shared object in the installed `eltwise`
 # package resolves everything, Highway, ONNX and protobuf are linked and come from the venv (the
@@ -454,7 +455,12 @@ all)
       timed bash scripts/wheel.sh test-in-root "$version" "$arch" "$out"
     done
   done
-  ls -l "$out"/wheelhouse
+  # The x86_64 floor wheel, in a venv here and on glibc 2.31 (the aarch64 one is not complete).
+  floor_out=$(dirname "$out")/floor-wheel
+  timed bash scripts/wheel.sh build-floor 3.11 x86_64 "$floor_out"
+  timed bash scripts/wheel.sh test "$floor_out"
+  timed bash scripts/wheel.sh test-in-old-root 3.11 x86_64 "$floor_out"
+  ls -l "$out"/wheelhouse "$floor_out"/wheelhouse
   ;;
 *)
   echo "usage: bash scripts/wheel.sh build|test|all [OUT]" \
