@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 #include "eltwise/info.h"
 
@@ -27,6 +28,41 @@ TEST(CpuCaches, RefusesTextThatIsNotASize) {
        {"", "K", "-32K", "32KB", "32 K", "0x20K", "32k", "12345678901", "12345678901G"}) {
     EXPECT_EQ(ParseCacheSize(text), 0u) << '"' << text << '"';
   }
+}
+
+TEST(CpuCaches, ModelFromCpuinfoOfX86AndArm) {
+  std::istringstream x86(
+      "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7763 "
+      "64-Core Processor\nmodel name\t: another\n");
+  EXPECT_EQ(ModelFromCpuinfo(x86), "AMD EPYC 7763 64-Core Processor");
+  std::istringstream arm(
+      "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n\n"
+      "processor\t: 1\nCPU implementer\t: 0x42\nCPU part\t: 0xd40\n");
+  EXPECT_EQ(ModelFromCpuinfo(arm), "CPU implementer 0x41, part 0xd0c");
+  std::istringstream none("processor\t: 0\nflags\t: fpu\nno colon here\nmodel name\t:\n");
+  EXPECT_EQ(ModelFromCpuinfo(none), "");
+}
+
+TEST(CpuCaches, SysconfFallbackAndAssumedSizes) {
+  CpuCaches from_sysconf;
+  const bool found = ReadSysconfCaches(from_sysconf);
+  EXPECT_EQ(found, from_sysconf.l1d_bytes != 0 || from_sysconf.l2_bytes != 0 ||
+                       from_sysconf.l3_bytes != 0);
+  EXPECT_FALSE(from_sysconf.assumed);
+  CpuCaches assumed;
+  AssumeCommonCaches(assumed);
+  EXPECT_TRUE(assumed.assumed);
+  EXPECT_EQ(assumed.l1d_bytes, uint64_t{32} << 10);
+  EXPECT_EQ(assumed.l2_bytes, uint64_t{1} << 20);
+  EXPECT_EQ(assumed.l3_bytes, uint64_t{32} << 20);
+  EXPECT_EQ(assumed.LastLevelBytes(), uint64_t{32} << 20);
+  CpuCaches only_l2;
+  only_l2.l2_bytes = 512 << 10;
+  EXPECT_EQ(only_l2.LastLevelBytes(), uint64_t{512} << 10);
+  CpuCaches only_l1;
+  only_l1.l1d_bytes = 48 << 10;
+  EXPECT_EQ(only_l1.LastLevelBytes(), uint64_t{48} << 10);
+  EXPECT_EQ(CpuCaches().LastLevelBytes(), uint64_t{32} << 20);
 }
 
 TEST(CpuCaches, ThisMachinesFiguresAreOrdered) {

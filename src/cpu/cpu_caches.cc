@@ -57,21 +57,9 @@ std::string X86Model() {
 #endif
 }
 
-// Linux on Arm names no model; its cpuinfo gives the implementer and part codes instead.
 std::string CpuinfoModel() {
   std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, implementer, part;
-  while (std::getline(cpuinfo, line)) {
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const std::string key = Trimmed(line.substr(0, colon));
-    const std::string value = Trimmed(line.substr(colon + 1));
-    if (key == "model name" && !value.empty()) return value;
-    if (key == "CPU implementer" && implementer.empty()) implementer = value;
-    if (key == "CPU part" && part.empty()) part = value;
-  }
-  if (!implementer.empty()) return "CPU implementer " + implementer + ", part " + part;
-  return "";
+  return ModelFromCpuinfo(cpuinfo);
 }
 
 std::string ReadFirstLine(const std::string& path) {
@@ -91,7 +79,7 @@ void Record(CpuCaches& caches, int level, uint64_t bytes) {
 // Linux's per-CPU cache description of the first CPU: one folder per cache, instruction caches
 // skipped. Sizes are per instance (what one core sees), unlike glibc's sysconf, which on some
 // virtual machines reports the whole host's last-level cache.
-bool ReadSysfs(CpuCaches& caches) {
+[[maybe_unused]] bool ReadSysfs(CpuCaches& caches) {
   bool found = false;
   for (int index = 0; index < 16; ++index) {
     const std::string folder = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
@@ -125,7 +113,28 @@ bool ReadSystem(CpuCaches& caches) {
   }
   return found;
 #else
-  if (ReadSysfs(caches)) return true;
+  return ReadSysfs(caches) || ReadSysconfCaches(caches);
+#endif
+}
+
+}  // namespace
+
+std::string ModelFromCpuinfo(std::istream& cpuinfo) {
+  std::string line, implementer, part;
+  while (std::getline(cpuinfo, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = Trimmed(line.substr(0, colon));
+    const std::string value = Trimmed(line.substr(colon + 1));
+    if (key == "model name" && !value.empty()) return value;
+    if (key == "CPU implementer" && implementer.empty()) implementer = value;
+    if (key == "CPU part" && part.empty()) part = value;
+  }
+  if (!implementer.empty()) return "CPU implementer " + implementer + ", part " + part;
+  return "";
+}
+
+bool ReadSysconfCaches(CpuCaches& caches) {
 #if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && \
     defined(_SC_LEVEL3_CACHE_SIZE)
   const long sizes[3] = {sysconf(_SC_LEVEL1_DCACHE_SIZE), sysconf(_SC_LEVEL2_CACHE_SIZE),
@@ -138,12 +147,17 @@ bool ReadSystem(CpuCaches& caches) {
   }
   return found;
 #else
+  (void)caches;
   return false;
-#endif
 #endif
 }
 
-}  // namespace
+void AssumeCommonCaches(CpuCaches& caches) {
+  caches.l1d_bytes = uint64_t{32} << 10;
+  caches.l2_bytes = uint64_t{1} << 20;
+  caches.l3_bytes = uint64_t{32} << 20;
+  caches.assumed = true;
+}
 
 uint64_t ParseCacheSize(const std::string& text) {
   uint64_t value = 0;
@@ -173,12 +187,7 @@ const CpuCaches& MachineCaches() {
     read.model = X86Model();
     if (read.model.empty()) read.model = CpuinfoModel();
     if (read.model.empty()) read.model = "unknown";
-    if (!ReadSystem(read)) {
-      read.l1d_bytes = uint64_t{32} << 10;
-      read.l2_bytes = uint64_t{1} << 20;
-      read.l3_bytes = uint64_t{32} << 20;
-      read.assumed = true;
-    }
+    if (!ReadSystem(read)) AssumeCommonCaches(read);
     return read;
   }();
   return caches;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <string>
 
 namespace eltwise::cpu {
@@ -30,8 +31,15 @@ struct CpuCaches {
 // ones are assumed (32 KiB L1d, 1 MiB L2, 32 MiB L3) and `assumed` says so.
 const CpuCaches& MachineCaches();
 
-// The parsing step, exposed for tests: the cache size text sysfs gives ("32K", "1024K", "32M",
-// "512") in bytes; 0 for text that is not a size.
+// The steps, exposed for tests. The model from the text of Linux's /proc/cpuinfo: its first
+// "model name", else "CPU implementer X, part Y" (Arm); "" if neither is there.
+std::string ModelFromCpuinfo(std::istream& cpuinfo);
+// The sizes from glibc's sysconf, the fallback where sysfs has none; false if it reports none.
+bool ReadSysconfCaches(CpuCaches& caches);
+// The sizes assumed where the system reports no level at all, with `assumed` set.
+void AssumeCommonCaches(CpuCaches& caches);
+// The cache size text sysfs gives ("32K", "1024K", "32M", "512") in bytes; 0 for text that is not
+// a size.
 uint64_t ParseCacheSize(const std::string& text);
 
 }  // namespace eltwise::cpu

@@ -876,6 +876,15 @@ TEST_F(Cli, BenchTimesEveryChosenCaseAndWritesItsRecords) {
       std::string::npos)
       << records;
   EXPECT_EQ(records.find("\"ratio\": 0.0000"), std::string::npos) << records;
+  // Each record names the machine: the CPU model and its cache sizes (GetSystemInfo).
+  const SystemInfo machine = GetSystemInfo();
+  EXPECT_NE(records.substr(float16_record, float16_end - float16_record)
+                .find("\"cpu\": \"" + machine.cpu_model +
+                      "\", \"l1d_cache_bytes\": " + std::to_string(machine.l1d_cache_bytes) +
+                      ", \"l2_cache_bytes\": " + std::to_string(machine.l2_cache_bytes) +
+                      ", \"l3_cache_bytes\": " + std::to_string(machine.l3_cache_bytes)),
+            std::string::npos)
+      << records;
 
   const std::vector<std::string> one_case = {"--ops",     "sign", "--dtypes",   "int8",
                                              "--sizes",   "4K",   "--min-time", "0.0001",
