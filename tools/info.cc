@@ -12,10 +12,13 @@ namespace {
 
 // A cache size as "32 KiB" or "32 MiB"; "none" for a level the system does not report.
 std::string CacheText(uint64_t bytes) {
-  if (bytes == 0) return "none";
-  if (bytes % (uint64_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
-  if (bytes % (uint64_t{1} << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string(bytes) + " bytes";
+  const char* unit = " bytes";
+  for (const char* larger : {" KiB", " MiB"}) {
+    if (bytes == 0 || bytes % 1024 != 0) break;
+    bytes /= 1024;
+    unit = larger;
+  }
+  return bytes == 0 ? "none" : std::to_string(bytes) + unit;
 }
 
 // "4", "1-8", "0-8", or "-" when no rank is supported; disjoint ranges are joined with ','.

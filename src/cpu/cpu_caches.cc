@@ -31,18 +31,18 @@ std::string Trimmed(std::string text) {
 // Zen 3); empty elsewhere.
 std::string X86Model() {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-  unsigned regs[4];
-  if (__get_cpuid(0x80000000u, &regs[0], &regs[1], &regs[2], &regs[3]) == 0 ||
-      regs[0] < 0x80000004u) {
-    return "";
+  unsigned regs[4] = {};
+  std::string model;
+  if (__get_cpuid(0x80000000u, &regs[0], &regs[1], &regs[2], &regs[3]) != 0 &&
+      regs[0] >= 0x80000004u) {
+    char brand[49] = {};
+    for (unsigned leaf = 0; leaf < 3; ++leaf) {
+      __get_cpuid(0x80000002u + leaf, &regs[0], &regs[1], &regs[2], &regs[3]);
+      std::memcpy(brand + 16 * leaf, regs, sizeof(regs));
+    }
+    model = Trimmed(brand);
   }
-  char brand[49] = {};
-  for (unsigned leaf = 0; leaf < 3; ++leaf) {
-    __get_cpuid(0x80000002u + leaf, &regs[0], &regs[1], &regs[2], &regs[3]);
-    std::memcpy(brand + 16 * leaf, regs, sizeof(regs));
-  }
-  std::string model = Trimmed(brand);
-  if (__get_cpuid(1, &regs[0], &regs[1], &regs[2], &regs[3]) != 0) {
+  if (!model.empty() && __get_cpuid(1, &regs[0], &regs[1], &regs[2], &regs[3]) != 0) {
     const unsigned base_family = (regs[0] >> 8) & 0xf;
     const unsigned family =
         base_family == 0xf ? base_family + ((regs[0] >> 20) & 0xff) : base_family;
@@ -55,11 +55,6 @@ std::string X86Model() {
 #else
   return "";
 #endif
-}
-
-std::string CpuinfoModel() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  return ModelFromCpuinfo(cpuinfo);
 }
 
 std::string ReadFirstLine(const std::string& path) {
@@ -184,8 +179,9 @@ uint64_t CpuCaches::LastLevelBytes() const {
 const CpuCaches& MachineCaches() {
   static const CpuCaches caches = [] {
     CpuCaches read;
+    std::ifstream cpuinfo("/proc/cpuinfo");  // Linux; elsewhere it does not open and gives ""
     read.model = X86Model();
-    if (read.model.empty()) read.model = CpuinfoModel();
+    if (read.model.empty()) read.model = ModelFromCpuinfo(cpuinfo);
     if (read.model.empty()) read.model = "unknown";
     if (!ReadSystem(read)) AssumeCommonCaches(read);
     return read;
