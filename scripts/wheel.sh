@@ -187,9 +187,11 @@ old_glibc_root() {
   bash scripts/old_glibc_root.sh make "$dir" >&2 || return 1
   echo "$dir"
 }
-# In a chroot of ROOT with nothing of the host but the mounts debian_root.sh's `run` makes: a
-# venv of PYTHON (a path in ROOT), WHEEL (in OUT/wheelhouse) with NumPy and its [test] extra from
-# PyPI, then $check. ROOT must have no Highway, ONNX or protobuf library.
+# In a chroot of ROOT with nothing of the host but the mounts debian_root.sh's `run` makes (the
+# source tree, for python/tests, and the wheelhouse, both read-only): a venv of PYTHON (a command
+# or path in ROOT), WHEEL (in OUT/wheelhouse) with NumPy and its [test] extra from PyPI, then
+# $check. ROOT must have no Highway, ONNX or protobuf library. Used by test-in-root and
+# test-in-old-root.
 test_in_chroot() {  # ROOT PYTHON WHEEL OUT
   local dir=$1 python=$2 wheel=$3 out=$4 lib
   for lib in libhwy libonnx libprotobuf; do
@@ -201,13 +203,15 @@ test_in_chroot() {  # ROOT PYTHON WHEEL OUT
   echo "wheel: testing $(basename "$wheel") in $dir ($python)"
   ROOT_BINDS="$root:/eltwise/source $out/wheelhouse:/eltwise/wheelhouse" \
     bash scripts/debian_root.sh run "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root LANG=C.UTF-8 PIP_CERT=/etc/ssl/certs/ca-certificates.crt VENV=/opt/eltwise-venv \
+    HOME=/root LANG=C.UTF-8 PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+    VENV="/opt/eltwise-$(basename "$python")" \
     TESTS=/eltwise/source/python/tests WORK=/tmp/eltwise-wheel SKIP="${ELTWISE_WHEEL_SKIP:-}" \
     WHEEL="/eltwise/wheelhouse/$(basename "$wheel")" PYTHON="$python" \
     chroot "$dir" bash -euo pipefail -c '
       rm -rf "$VENV" "$WORK" && mkdir -p "$WORK"
       "$PYTHON" -m venv "$VENV"
       echo "wheel: $("$VENV/bin/python" --version), $(ldd --version | head -1)"
+      # --no-compile: no bytecode for the test dependencies (slow under qemu-user, unused).
       PIP_ROOT_USER_ACTION=ignore "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
         --no-compile --only-binary=:all: "$WHEEL[test]"
       '"$check"
@@ -390,27 +394,7 @@ test-in-root)
   [ ${#repaired[@]} -eq 1 ] || {
     echo "wheel: not one wheel for $version $arch in $out/wheelhouse: ${repaired[*]}" >&2; exit 1; }
   debian_root=$(debian_root "$version" "$arch")
-  for lib in libhwy libonnx libprotobuf; do
-    if compgen -G "$debian_root/usr/lib/*/$lib.so*" >/dev/null; then
-      echo "wheel: $debian_root has $lib; the test needs a root without it" >&2
-      exit 1
-    fi
-  done
-  venv=/opt/eltwise-cp${version/./}
-  echo "wheel: testing $(basename "${repaired[0]}") in $debian_root (python$version)"
-  # The source tree (python/tests) and the wheelhouse are mounted into the root read-only.
-  ROOT_BINDS="$root:/eltwise/source $out/wheelhouse:/eltwise/wheelhouse" \
-    bash scripts/debian_root.sh run "$debian_root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root LANG=C.UTF-8 PIP_CERT=/etc/ssl/certs/ca-certificates.crt VENV="$venv" \
-    TESTS=/eltwise/source/python/tests WORK=/tmp/eltwise-wheel SKIP="${ELTWISE_WHEEL_SKIP:-}" \
-    WHEEL="/eltwise/wheelhouse/$(basename "${repaired[0]}")" PYTHON="python$version" \
-    chroot "$debian_root" bash -euo pipefail -c '
-      rm -rf "$VENV" "$WORK" && mkdir -p "$WORK"
-      "$PYTHON" -m venv "$VENV"
-      # --no-compile: no bytecode for the test dependencies (slow under qemu-user, unused).
-      PIP_ROOT_USER_ACTION=ignore "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-        --no-compile --only-binary=:all: "$WHEEL[test]"
-      '"$check"
+  test_in_chroot "$debian_root" "python$version" "${repaired[0]}" "$out"
   ;;
 test-in-old-root)
   [ $# -ge 3 ] || {
