@@ -922,6 +922,10 @@ TEST(CpuLayouts, TransposedPlansOnEveryTable) {
       {{70, 90}, {1, 70}, {200, 2}},                    // output strided along b: generic tiles
       {{70, 90}, {2, 140}, {}},                         // input not packed along a: generic tiles
       {{70, 90}, {-1, 70}, {}},                         // input reversed along a: generic tiles
+      // Dims reversed at ranks 6 and 8, which no merging shortens: the walk reads the plan's
+      // strides at rank - 1 and rank - 2 (the asan preset's _GLIBCXX_ASSERTIONS checks each index).
+      {{8, 2, 3, 2, 3, 8}, {1, 8, 16, 48, 96, 288}, {}},
+      {{8, 2, 2, 2, 2, 2, 2, 8}, {1, 8, 16, 32, 64, 128, 256, 512}, {}},
   };
   for (const NamedKernelTable& table : AvailableKernelTables()) {
     for (DataType type : AllTypes()) {
@@ -938,6 +942,7 @@ TEST(CpuLayouts, TransposedPlansOnEveryTable) {
           const TensorDesc out_desc = Desc(type, c.sizes, c.out_strides);
           const Plan plan = MakePlan(planned, in_desc, out_desc, 1, 1);
           ASSERT_EQ(plan.layout, Layout::kTransposed);
+          if (c.sizes.size() >= 6) ASSERT_EQ(plan.rank, static_cast<int>(c.sizes.size()));
           const std::vector<std::byte> input =
               MixedInputs(type, in_desc.total_tensor_size_in_bytes / esize + 1, 5);
           const std::vector<std::byte> want =
@@ -949,6 +954,48 @@ TEST(CpuLayouts, TransposedPlansOnEveryTable) {
                          " threads=" + std::to_string(threads));
             ExpectPlanOutput(*table.table, plan, type, input, want, threads);
           }
+        }
+      }
+    }
+  }
+}
+
+// Transposed inputs gathered tile by tile (not packed along their fastest output dim) whose last
+// element is the last byte before a guard page: the last column tile (200 = 128 + 72 columns, and
+// 129 = 128 + 1) reads none of the columns past the tensor. Each element size, 1 and 2 threads.
+TEST(CpuLayouts, GatheredTilesReadNothingPastTheInput) {
+  struct Case {
+    std::vector<uint64_t> sizes;
+    std::vector<int64_t> in_strides;
+  };
+  const std::vector<Case> cases = {{{300, 200}, {2, 600}}, {{70, 129}, {3, 210}}};
+  const NamedKernelTable table = AvailableKernelTables().back();
+  for (DataType type :
+       {DataType::kInt8, DataType::kFloat16, DataType::kFloat32, DataType::kFloat64}) {
+    const size_t esize = ElementSize(type);
+    for (const Case& c : cases) {
+      const std::vector<int64_t> out_strides = PackedStrides(c.sizes);
+      const TensorDesc in_desc = Desc(type, c.sizes, c.in_strides);
+      const TensorDesc out_desc = Desc(type, c.sizes, {});
+      const Plan plan = MakePlan(Function::kRoundHalvesToNearestEven, in_desc, out_desc, 1, 1);
+      ASSERT_EQ(plan.layout, Layout::kTransposed);
+      const size_t in_bytes = plan.input_span;  // exact: ends with the last element
+      const std::vector<std::byte> input = MixedInputs(type, in_bytes / esize, 7);
+      ASSERT_EQ(input.size(), in_bytes);
+      const std::vector<std::byte> want =
+          ReferenceOutput(plan.function, type, c.sizes, c.in_strides, out_strides, input,
+                          out_desc.total_tensor_size_in_bytes);
+      BytesBeforeGuardPage storage(in_bytes);
+      std::byte* const in = storage.End() - in_bytes;
+      std::memcpy(in, input.data(), in_bytes);
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(std::string(table.name) + " " + std::string(Name(type)) + " " +
+                     std::to_string(c.sizes[0]) + "x" + std::to_string(c.sizes[1]) +
+                     " threads=" + std::to_string(threads));
+        std::vector<std::byte> output(want.size(), kSentinel);
+        RunPlanWithTable(*table.table, plan, in, output.data(), threads);
+        for (size_t b = 0; b < output.size(); b += esize) {
+          ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b)) << "byte " << b;
         }
       }
     }

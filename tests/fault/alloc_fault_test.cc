@@ -215,6 +215,43 @@ TEST(AllocationFaults, TransposedTileBufferOnAFreshThread) {
               static_cast<unsigned long long>(recovered));
 }
 
+// As above, with the tile buffer never allocated: every allocation from the n-th on fails, so
+// every tile, the second column tile (columns 128-199) included, is computed row by row.
+TEST(AllocationFaults, TransposedTilesWithoutATileBuffer) {
+  const Device device = CpuDevice(1);
+  const Layout l = {"transposed", {300, 200}, {2, 600}, {200, 1}, 0, 4 * 120000};
+  const OperatorDesc desc = RoundOf(l);
+  const std::vector<std::byte> initial = InitialBuffer(l);
+  const std::vector<std::byte> expected = ExpectedBuffer(l, desc, initial);
+  Expected<CompiledOperator> op = Compile(device, desc);
+  ASSERT_TRUE(op.ok()) << op.status().ToString();
+  std::vector<std::byte> buffer;
+  uint64_t recovered = 0;
+  for (uint64_t n = 1; n <= kMaxAttempts; ++n) {
+    buffer = initial;
+    Status status;
+    bool fired = false;
+    std::thread run([&] {
+      eltwise_fault_arm_allocations_from(n);
+      status = op->Execute(ConstBinding{buffer.data(), buffer.size()},
+                           Binding{buffer.data() + l.out_offset, buffer.size() - l.out_offset});
+      fired = eltwise_fault_allocation_fired() != 0;
+      eltwise_fault_arm_allocation(0);
+    });
+    run.join();
+    SCOPED_TRACE("allocations from " + std::to_string(n) + " on failing");
+    if (!status.ok()) {
+      EXPECT_EQ(status.code(), StatusCode::kOutOfMemory) << status.ToString();
+      EXPECT_TRUE(buffer == initial) << "a failing run wrote to the buffers";
+      continue;
+    }
+    EXPECT_TRUE(buffer == expected) << "the result is not the oracle's";
+    if (!fired) break;
+    ++recovered;
+  }
+  EXPECT_GE(recovered, 1u) << "no allocation of the tile walk failed";
+}
+
 TEST(AllocationFaults, DeviceAndOneCallHelpers) {
   const Layout l = {"packed", {1000}, {1}, {1}, 0, 0};
   const OperatorDesc desc = RoundOf(l);

@@ -4,7 +4,7 @@
 //
 // Allocation faults: once armed with n, the n-th call of any global operator new form (counted
 // across all threads from the arming) fails: the throwing forms throw std::bad_alloc, the
-// nothrow forms return nullptr. Every later call succeeds again.
+// nothrow forms return nullptr. Every later call succeeds again (or, armed "from" n, fails too).
 // Thread faults: while on, every pthread_create (so every std::thread) fails with EAGAIN.
 #pragma once
 
@@ -16,6 +16,9 @@ extern "C" {
 
 // Resets the count and arms the n-th allocation from now to fail; 0 disarms.
 void eltwise_fault_arm_allocation(uint64_t n);
+// Resets the count and arms the n-th allocation from now and every later one to fail, until
+// disarmed (eltwise_fault_arm_allocation(0)).
+void eltwise_fault_arm_allocations_from(uint64_t n);
 // Allocations counted since the last arming (0 while disarmed).
 uint64_t eltwise_fault_allocation_count(void);
 // Whether the armed allocation was reached (and failed) since the last arming.

@@ -23,8 +23,9 @@
 
 namespace {
 
-std::atomic<uint64_t> g_count{0};    // allocations since the arming
-std::atomic<uint64_t> g_fail_at{0};  // 0: disarmed
+std::atomic<uint64_t> g_count{0};       // allocations since the arming
+std::atomic<uint64_t> g_fail_at{0};     // 0: disarmed
+std::atomic<bool> g_fail_after{false};  // every allocation after the armed one fails too
 std::atomic<bool> g_fired{false};
 std::atomic<bool> g_fail_threads{false};
 std::atomic<uint64_t> g_threads_failed{0};
@@ -41,7 +42,8 @@ void MarkFired() {
 bool ShouldFail() {
   const uint64_t at = g_fail_at.load(std::memory_order_relaxed);
   if (at == 0) return false;
-  if (g_count.fetch_add(1, std::memory_order_relaxed) + 1 != at) return false;
+  const uint64_t n = g_count.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (n < at || (n > at && !g_fail_after.load(std::memory_order_relaxed))) return false;
   g_fired.store(true);
   MarkFired();
   return true;
@@ -73,6 +75,14 @@ void eltwise_fault_arm_allocation(uint64_t n) {
   g_fail_at.store(0);
   g_count.store(0);
   g_fired.store(false);
+  g_fail_after.store(false);
+  g_fail_at.store(n);
+}
+void eltwise_fault_arm_allocations_from(uint64_t n) {
+  g_fail_at.store(0);
+  g_count.store(0);
+  g_fired.store(false);
+  g_fail_after.store(true);
   g_fail_at.store(n);
 }
 uint64_t eltwise_fault_allocation_count(void) { return g_fail_at.load() == 0 ? 0 : g_count.load(); }
