@@ -50,11 +50,11 @@ mkdir -p "$report"
 
 # One pass of gcov over the counters (the slow part), kept as JSON; every report reads that.
 # The throw branches are dropped after gcovr has merged the objects, not by gcovr's
-# --exclude-throw-branches while it reads each one: the library's sources are compiled twice (the
-# library and the Python module's runtime), and GCC 12's gcov text output marks a branch "(throw)"
-# only where it ran at least once ("never executed" carries no mark). A function that ran in one
-# copy and not the other would then keep the other copy's throw branches, unmarked, as uncovered
-# branches. The merge ORs the marks, so dropping them afterwards drops them from both copies.
+# --exclude-throw-branches while it reads each one: the library's front sources are compiled twice
+# (the library and the Python module's runtime), and GCC 12's gcov text output marks a branch
+# "(throw)" only where it ran at least once ("never executed" carries no mark). A function that ran
+# in one copy and not the other would then keep the other copy's throw branches, unmarked, as
+# uncovered branches. The merge ORs the marks, so dropping them afterwards drops them from both.
 gcovr_common=(--root . --filter 'src/' --filter 'include/' --filter 'tools/' --filter 'python/src/'
   --exclude 'src/cuda/' --exclude-unreachable-branches --exclude-noncode-lines
   --gcov-ignore-parse-errors=negative_hits.warn_once_per_file)

@@ -9,7 +9,7 @@
 # ELTWISE_CUDA_ARCHITECTURES. Never --use_fast_math or flush-to-zero: results are bit patterns
 # (functors.h) and a positive subnormal's Sign is +1 on the GPU too.
 #
-# Sets, for the top level: ELTWISE_WITH_CUDA, and appends to eltwise_sources,
+# Sets, for the top level: ELTWISE_WITH_CUDA, and appends to eltwise_backend_sources,
 # eltwise_object_libraries and eltwise_link_libraries.
 set(ELTWISE_CUDA_ARCHITECTURES "80-real;90" CACHE STRING
     "CUDA architectures for the eltwise kernels (CMake CUDA_ARCHITECTURES syntax)")
@@ -30,7 +30,7 @@ elseif(NOT ELTWISE_CUDA STREQUAL "OFF")
 endif()
 
 if(NOT ELTWISE_WITH_CUDA)
-  list(APPEND eltwise_sources ${CMAKE_CURRENT_LIST_DIR}/cuda_unavailable.cc)
+  list(APPEND eltwise_backend_sources ${CMAKE_CURRENT_LIST_DIR}/cuda_unavailable.cc)
   return()
 endif()
 

@@ -6,10 +6,10 @@
 # slower; `eltwise info` and eltwise.info() then list no SIMD target and the Python module warns at
 # import. A build never falls back to it silently.
 #
-# Appends to eltwise_sources and eltwise_link_libraries, for the top-level CMakeLists.txt.
+# Appends to eltwise_backend_sources and eltwise_link_libraries, for the top-level CMakeLists.txt.
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
-list(APPEND eltwise_sources ${CMAKE_CURRENT_LIST_DIR}/../thread_pool.cc)
+list(APPEND eltwise_backend_sources ${CMAKE_CURRENT_LIST_DIR}/../thread_pool.cc)
 list(APPEND eltwise_link_libraries Threads::Threads)
 
 set(ELTWISE_WITH_HWY OFF)
@@ -25,7 +25,7 @@ if(ELTWISE_SIMD)
   set(ELTWISE_WITH_HWY ON)
   # One translation unit per kernel family (and per stride for gathers), each compiling every
   # target, so that they build in parallel; simd_ops-inl.h holds the vector ops they share.
-  list(APPEND eltwise_sources ${CMAKE_CURRENT_LIST_DIR}/simd_kernels.cc
+  list(APPEND eltwise_backend_sources ${CMAKE_CURRENT_LIST_DIR}/simd_kernels.cc
        ${CMAKE_CURRENT_LIST_DIR}/simd_transposed.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered2.cc
        ${CMAKE_CURRENT_LIST_DIR}/simd_gathered3.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered4.cc)
   list(APPEND eltwise_link_libraries hwy::hwy)
@@ -44,6 +44,6 @@ if(ELTWISE_SIMD)
   message(STATUS "eltwise: Highway ${hwy_VERSION} SIMD kernels (${hwy_DIR}), targets: "
                  "${ELTWISE_SIMD_TARGETS}")
 else()
-  list(APPEND eltwise_sources ${CMAKE_CURRENT_LIST_DIR}/no_simd.cc)
+  list(APPEND eltwise_backend_sources ${CMAKE_CURRENT_LIST_DIR}/no_simd.cc)
   message(STATUS "eltwise: ELTWISE_SIMD=OFF: scalar reference kernels only (no SIMD)")
 endif()
