@@ -30,6 +30,7 @@
 
 #include "core/device_state.h"
 #include "core/function.h"
+#include "core/op_registry.h"
 #include "core/plan.h"
 #include "cpu/cpu_backend.h"
 #include "cpu/kernel_dispatch.h"
@@ -283,11 +284,11 @@ void ForEachElement(const std::vector<uint64_t>& sizes, const std::vector<int64_
   }
 }
 
-// What the operator computes for (f, type): kCopy on integers for Round.
+// What the operator computes for (f, type): kCopy on integers for an op that is the identity
+// there (Round; the registry's identity_on_integers).
 Function Planned(Function f, DataType type) {
   if (f == Function::kCopy) return f;
-  if (f == Function::kSignNanZero || f == Function::kSignNanPropagate) return f;
-  return IsFloat(type) ? f : Function::kCopy;
+  return FunctionFor(OpOfFunction(f), OptionOfFunction(f), type);
 }
 
 TensorDesc Desc(DataType type, const std::vector<uint64_t>& sizes,

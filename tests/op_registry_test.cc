@@ -63,6 +63,19 @@ TEST(OpRegistry, OneEntryPerOpInOrder) {
   EXPECT_EQ(FindOpByTitle("NoSuchOp"), nullptr);
 }
 
+// The prose list of ops in the front ends' texts: every title once, in order, ", " between all
+// but the last two, the conjunction before the last.
+TEST(OpRegistry, TitlesInProse) {
+  std::string want;
+  for (int i = 0; i < kOpCount; ++i) {
+    if (i > 0) want += i == kOpCount - 1 ? " or " : ", ";
+    want += AllOps()[i].title;
+  }
+  EXPECT_EQ(OpTitles("or"), want);
+  EXPECT_NE(OpTitles("and").find(" and " + std::string(AllOps()[kOpCount - 1].title)),
+            std::string::npos);
+}
+
 // The front ends (CLI, bench, Python) take option value 0 when none is given: it must be the
 // value a default-constructed description carries. Distinct fields: the bench has one flag each.
 TEST(OpRegistry, OptionValueZeroIsTheDescriptionsDefault) {

@@ -78,7 +78,7 @@ std::string Describe(const ox::HostTensor& t) {
 }
 
 void AddRunCommand(CLI::App& app) {
-  CLI::App* sub = app.add_subcommand("run", std::string(kRunSummary));
+  CLI::App* sub = app.add_subcommand("run", RunSummary());
   auto options = std::make_shared<RunOptions>();
   sub->add_option("MODEL", options->model, "The .onnx model")->required();
   sub->add_option("--input,-i", options->inputs,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "core/op_registry.h"
 
 namespace {
 
@@ -21,7 +22,8 @@ int Run(int argc, char** argv) {
       }
     }
   }
-  CLI::App app("eltwise: exact DirectML/ONNX Sign and Round on .npy files", "eltwise");
+  CLI::App app("eltwise: exact DirectML/ONNX " + eltwise::OpTitles("and") + " on .npy files",
+               "eltwise");
   app.set_version_flag("--version", std::string(eltwise::Version()));
   app.require_subcommand(1);
   // Options are --name everywhere: on Windows CLI11 would also take /name, which would swallow

@@ -2,7 +2,10 @@
 // `eltwise-onnx`) and by `eltwise`, which lists them and forwards them (onnx_forwarding.cc).
 #pragma once
 
+#include <string>
 #include <string_view>
+
+#include "core/op_registry.h"
 
 namespace eltwise::cli {
 
@@ -10,7 +13,8 @@ inline constexpr std::string_view kOnnxProgram = "eltwise-onnx";
 inline constexpr std::string_view kOnnxTestSummary =
     "Run ONNX node-test directories (model.onnx + test_data_set_*/input_N.pb, output_N.pb); "
     "outputs must match bit for bit (NaN matches NaN)";
-inline constexpr std::string_view kRunSummary =
-    "Run an ONNX model of Sign and Round nodes on TensorProto (.pb) or .npy tensors";
+inline std::string RunSummary() {
+  return "Run an ONNX model of " + OpTitles("and") + " nodes on TensorProto (.pb) or .npy tensors";
+}
 
 }  // namespace eltwise::cli

@@ -10,9 +10,7 @@ namespace {
 void ListOnnxTestCommand(CLI::App& app) {
   app.add_subcommand("onnx-test", std::string(kOnnxTestSummary))->allow_extras();
 }
-void ListRunCommand(CLI::App& app) {
-  app.add_subcommand("run", std::string(kRunSummary))->allow_extras();
-}
+void ListRunCommand(CLI::App& app) { app.add_subcommand("run", RunSummary())->allow_extras(); }
 
 [[maybe_unused]] const bool onnx_test_forwarded =
     RegisterCommand("onnx-test", &ListOnnxTestCommand, kOnnxProgram);

@@ -167,7 +167,7 @@ class EltwiseBackendRep(BackendRep):
 
 
 class EltwiseBackend(Backend):
-    """ONNX backend for models made of Sign and Round nodes (see the module docstring)."""
+    """ONNX backend for models made of eltwise's ops (see the module docstring)."""
 
     @classmethod
     def prepare(cls, model: Any, device: str = "CPU", **kwargs: Any) -> EltwiseBackendRep:

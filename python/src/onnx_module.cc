@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "binding_rules.h"
+#include "core/op_registry.h"
 #include "eltwise/device.h"
 #include "onnx/onnx_frontend.h"
 #include "runtime_identity.h"
@@ -92,8 +93,8 @@ HostTensor ToHost(const std::string& name, const py::handle& object) {
   const std::string dtype_name = py::str(array.attr("dtype").attr("name"));
   const std::optional<DataType> type = ParseDataType(dtype_name);
   if (!type || dtype_name != Name(*type)) {
-    Raise(InvalidArgument("input '" + name + "' has dtype " + dtype_name +
-                          ", which no ONNX Sign or Round model takes"));
+    Raise(InvalidArgument("input '" + name + "' has dtype " + dtype_name + ", which no ONNX " +
+                          OpTitles("or") + " model takes"));
   }
   HostTensor t;
   t.name = name;
@@ -204,7 +205,9 @@ PYBIND11_MODULE(_onnx, m) {
   using namespace eltwise;
   using namespace eltwise::python_onnx;
   if (_import_array() < 0) throw py::error_already_set();
-  m.doc() = "The C++ ONNX front end of eltwise (models of Sign and Round nodes).";
+  static const std::string doc =
+      "The C++ ONNX front end of eltwise (models of " + OpTitles("and") + " nodes).";
+  m.doc() = doc.c_str();
   m.attr("MAX_OPSET") = onnx_frontend::kMaxKnownOpset;
   m.def("_runtime_identity", &python::RuntimeIdentity,
         "(operator cache address, host backend address) of the library this module runs on.");

@@ -3,6 +3,8 @@
 #include "core/op_registry.h"
 
 #include <array>
+#include <iterator>
+#include <string>
 #include <utility>
 
 namespace eltwise {
@@ -202,6 +204,19 @@ const OpInfo* FindOpByTitle(std::string_view title) {
     if (info.title == title) return &info;
   }
   return nullptr;
+}
+
+std::string OpTitles(std::string_view conjunction) {
+  std::string text;
+  for (size_t i = 0; i < std::size(kOps); ++i) {
+    if (i + 1 == std::size(kOps) && i != 0) {
+      text.append(" ").append(conjunction).append(" ");
+    } else if (i != 0) {
+      text.append(", ");
+    }
+    text.append(kOps[i].title);
+  }
+  return text;
 }
 
 Op OpOf(const OperatorDesc& desc) { return static_cast<Op>(desc.index()); }

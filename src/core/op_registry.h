@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "core/function.h"
@@ -81,6 +82,9 @@ std::span<const OpInfo> AllOps();
 const OpInfo& Info(Op op);
 // The op whose title is `title` ("Sign"), e.g. an ONNX op_type.
 const OpInfo* FindOpByTitle(std::string_view title);
+// Every op's title in prose, the last two joined by `conjunction`: "Sign and Round" ("and"),
+// "Sign or Round" ("or"); with three ops "Sign, Round and Abs".
+std::string OpTitles(std::string_view conjunction);
 
 // The op of a description and its option value.
 Op OpOf(const OperatorDesc& desc);
