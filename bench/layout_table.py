@@ -1,30 +1,55 @@
 #!/usr/bin/env python3
-"""Reproduces the layout table of docs/performance.md ("Layouts, small calls, busy machine").
+"""The layout tables of docs/performance.md, measured with `eltwise bench` and generated from the
+committed records.
 
-Runs `eltwise bench` --runs times (default 3) over every layout and size (Sign and Round, one
-data type per element size), takes for each (op, dtype, layout, size) the median ratio (copy
-time / eltwise time, both from the same run) over the runs, and prints per (layout, size) the
-min / median / max of those medians over ops and dtypes. Then runs the busy-machine mode
-(--busy 1: one core kept busy meanwhile) and prints time(2 threads) / time(1 thread), same run.
+    python3 bench/layout_table.py record --eltwise build/default/tools/eltwise \\
+        --out docs/data/NAME/layouts.jsonl [--runs 3] [--threads 2] [--sizes 4K 256K 4M LLCx4]
+    python3 bench/layout_table.py record --eltwise before=OLD/eltwise --eltwise after=NEW/eltwise \\
+        --out FILE.jsonl      (alternating: before, after, before, after, ...)
+    python3 bench/layout_table.py report [docs/performance.md]       (rewrites the section)
+    python3 bench/layout_table.py report --check docs/performance.md (exit 1 if it is stale)
+    python3 bench/layout_table.py busy --eltwise build/default/tools/eltwise [--runs 3]
 
-    python3 bench/layout_table.py --eltwise build/default/tools/eltwise [--runs 3]
+`record` runs `eltwise bench` --runs times over every layout (Sign and Round; int8, float16,
+float32, float64: one type per element size) and size, and appends every record, with its run
+number, the binary's label and the size asked for, to a JSON-lines file. Each record's ratio is
+copy time / eltwise time from the same run (the faster of memcpy and a copy loop; an in-place copy
+loop for `inplace`, memset for `broadcast`), and names the CPU and its caches. The size LLCx4 is
+four times the last-level cache the CPU reports (past every cache). With several binaries the runs
+alternate between them, so that a drift of the machine's memory bandwidth reaches each alike.
+
+`report` writes, for each data file named in the section's begin marker
+(`<!-- layout_table: begin FILE... -->`), one table: per layout and size the median over ops and
+types of each case's median over the runs, with the minimum and maximum; for a file with two
+labels, the first against the second. `busy` prints the busy-machine table (one core kept busy,
+`eltwise bench --busy 1`): time on 2 threads / time on 1 thread, from the same run.
 """
 import argparse
 import json
 import os
 import statistics
 import subprocess
+import sys
 import tempfile
+from pathlib import Path
 
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "bench"))
+import doc_sections  # noqa: E402
+
+SECTION = "layout_table"
 LAYOUTS = [
-    "transposed", "gathered", "gathered3", "gathered4", "rows", "contiguous", "inplace", "broadcast", "overlap",
-    "overlap_cross", "overlap_transpose", "overlap_reverse"
+    "contiguous", "inplace", "broadcast", "rows", "gathered", "gathered3", "gathered4", "transposed",
+    "nchw_to_nhwc", "nhwc_to_nchw", "batched_transpose", "overlap", "overlap_cross",
+    "overlap_transpose", "overlap_reverse"
 ]
-SIZES = ["4K", "256K", "64M"]
+# Inputs read out of order: the issue's target (>= 0.7 of a copy from 4 MiB) is about these.
+PERMUTED = {"transposed", "nchw_to_nhwc", "nhwc_to_nchw", "batched_transpose"}
 DTYPES = ["int8", "float16", "float32", "float64"]  # every element size
+SIZES = ["4K", "256K", "4M", "LLCx4"]
 
 
-def run(eltwise, args):
+def bench(eltwise, args):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "out.json")
         subprocess.run([eltwise, "bench", *args, "--json", path], check=True,
@@ -33,46 +58,170 @@ def run(eltwise, args):
             return json.load(f)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--eltwise", default="build/default/tools/eltwise")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=2)
-    args = parser.parse_args()
+def size_bytes(text):
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
 
-    ratios = {}  # (layout, size, op, dtype) -> [ratio per run]
+
+def size_name(n):
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return str(n)
+
+
+def record(args):
+    binaries = []
+    for spec in args.eltwise:
+        label, _, path = spec.rpartition("=")
+        binaries.append((label or "eltwise", path))
+    # The last-level cache as the newest binary reports it (older ones may not record it).
+    probe = bench(binaries[-1][1], ["--layouts", "contiguous", "--ops", "sign", "--dtypes", "int8",
+                                    "--sizes", "4K", "--min-time", "0.001", "--repeats", "1"])
+    llc = max(probe[0].get(k, 0) for k in ("l3_cache_bytes", "l2_cache_bytes"))
+    sizes = [size_name(4 * llc) if s == "LLCx4" else s for s in args.sizes]
+    if "LLCx4" in args.sizes and llc == 0:
+        sys.exit("layout_table: the binary reports no cache sizes; give --sizes explicitly")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a") as f:
+        for run in range(args.runs):
+            for label, path in binaries:
+                for size in sizes:
+                    print(f"layout_table: run {run + 1}/{args.runs}, {label}, {size}", flush=True)
+                    for r in bench(path, ["--threads", str(args.threads), "--layouts", *args.layouts,
+                                          "--dtypes", *DTYPES, "--sizes", size, "--repeats", "3"]):
+                        r.update(run=run, label=label, size=size_bytes(size))
+                        f.write(json.dumps(r) + "\n")
+
+
+def cache_text(r):
+    parts = [f"{name} {size_name(r[key]).replace('K', ' KiB').replace('M', ' MiB')}"
+             for name, key in (("L1d", "l1d_cache_bytes"), ("L2", "l2_cache_bytes"),
+                               ("L3", "l3_cache_bytes")) if r.get(key)]
+    return ", ".join(parts) + " (one instance of each)" if parts else "caches not recorded"
+
+
+def medians(records, label):
+    """{(layout, size): [median ratio over the runs of each (op, mode, dtype)]}"""
+    runs = {}
+    for r in records:
+        if r["label"] == label:
+            runs.setdefault((r["layout"], r["size"], r["op"], r["mode"], r["dtype"]),
+                            []).append(r["ratio"])
+    cases = {}
+    for (layout, size, *_), ratios in runs.items():
+        cases.setdefault((layout, size), []).append(statistics.median(ratios))
+    return cases
+
+
+def report_file(path):
+    records = [json.loads(line) for line in (REPO / path).read_text().splitlines() if line]
+    if not records:
+        raise doc_sections.SectionError(f"{path}: no records")
+    labels = list(dict.fromkeys(r["label"] for r in records))
+    sizes = sorted({r["size"] for r in records})
+    layouts = [lay for lay in LAYOUTS if any(r["layout"] == lay for r in records)]
+    newest = records[-1]
+    runs = len({r["run"] for r in records})
+    out = [f"**{newest.get('cpu', 'CPU not recorded')}**, {cache_text(newest)}; "
+           f"{newest['threads']} threads; `{path}`, {len(records)} records, {runs} runs"
+           + (f" alternating {' / '.join(labels)}" if len(labels) > 1 else "") + ".", ""]
+    heads = " | ".join(size_name(s).replace("K", " KiB").replace("M", " MiB").replace("G", " GiB")
+                       for s in sizes)
+    main = labels[-1]
+    cases = medians(records, main)
+    out += [f"Ratio to a copy ({main}): median over ops and types (min–max) of each case's median "
+            "over the runs.", "", f"| layout | {heads} |", "| --- |" + " --- |" * len(sizes)]
+    for layout in layouts:
+        cells = []
+        for s in sizes:
+            v = cases.get((layout, s))
+            cells.append(f"{statistics.median(v):.2f} ({min(v):.2f}–{max(v):.2f})" if v else "—")
+        out.append(f"| {layout} | " + " | ".join(cells) + " |")
+    permuted = [v for (layout, s), vs in cases.items() if layout in PERMUTED and s >= 4 << 20
+                for v in vs]
+    if permuted:
+        out += ["", f"Transposed and permuted inputs from 4 MiB ({main}): lowest case "
+                f"{min(permuted):.2f}, median {statistics.median(permuted):.2f} (target: 0.7)."]
+    if len(labels) == 2:
+        before = medians(records, labels[0])
+        out += ["", f"{labels[1]} against {labels[0]}, same runs: the median of each case's "
+                f"median ratio, {labels[0]} → {labels[1]} (their quotient).", "",
+                f"| layout | {heads} |", "| --- |" + " --- |" * len(sizes)]
+        for layout in layouts:
+            cells = []
+            for s in sizes:
+                a, b = before.get((layout, s)), cases.get((layout, s))
+                if a and b:
+                    ma, mb = statistics.median(a), statistics.median(b)
+                    cells.append(f"{ma:.2f} → {mb:.2f} ({mb / ma:.2f})")
+                else:
+                    cells.append("—")
+            out.append(f"| {layout} | " + " | ".join(cells) + " |")
+    return out
+
+
+def report(args):
+    doc = Path(args.doc)
+    text = doc.read_text()
+    files = doc_sections.arguments(text, SECTION).split()
+    lines = []
+    for path in files:
+        lines += report_file(path) + [""]
+    body = "\n".join(lines).rstrip("\n") + "\n"
+    if args.check:
+        if doc_sections.section(text, SECTION) != body:
+            print(f"{doc}: the '{SECTION}' section is stale; run bench/layout_table.py report",
+                  file=sys.stderr)
+            return 1
+        return 0
+    doc.write_text(doc_sections.replace(text, SECTION, body))
+    return 0
+
+
+def busy(args):
+    result = {}
     for _ in range(args.runs):
-        for size in SIZES:
-            for r in run(args.eltwise, ["--threads", str(args.threads), "--layouts", *LAYOUTS,
-                                        "--dtypes", *DTYPES, "--sizes", size, "--repeats", "3"]):
-                key = (r["layout"], size, r["op"], r["dtype"])
-                ratios.setdefault(key, []).append(r["ratio"])
-    print("| layout | size | ratio min / median / max (medians of %d runs) |" % args.runs)
-    print("| --- | --- | --- |")
-    for layout in LAYOUTS:
-        for size in SIZES:
-            medians = [statistics.median(v) for (lay, s, _, _), v in ratios.items()
-                       if lay == layout and s == size]
-            if medians:
-                print("| %s | %s | %.2f / %.2f / %.2f |" % (layout, size, min(medians),
-                                                            statistics.median(medians),
-                                                            max(medians)))
-    busy = {}
-    for _ in range(args.runs):
-        for r in run(args.eltwise, ["--threads", str(args.threads), "--busy", "1", "--ops",
-                                    "round", "--dtypes", "float32", "int8", "--layouts",
-                                    "contiguous", "transposed", "--sizes", "4M", "64M",
-                                    "--min-time", "0.1"]):
+        for r in bench(args.eltwise, ["--threads", str(args.threads), "--busy", "1", "--ops",
+                                      "round", "--dtypes", "float32", "int8", "--layouts",
+                                      "contiguous", "transposed", "--sizes", "4M", "64M",
+                                      "--min-time", "0.1"]):
             key = (r["layout"], r["dtype"], r["elements"])
-            busy.setdefault(key, []).append(r["seconds"] / r["one_thread_seconds"])
-    print()
+            result.setdefault(key, []).append(r["seconds"] / r["one_thread_seconds"])
     print("| busy (1 core kept busy): layout, dtype, elements | time %d threads / 1 thread, "
           "median of %d runs (each run's values) |" % (args.threads, args.runs))
     print("| --- | --- |")
-    for (layout, dtype, elements), v in sorted(busy.items()):
+    for (layout, dtype, elements), v in sorted(result.items()):
         print("| %s %s %d | %.2f (%s) |" % (layout, dtype, elements, statistics.median(v),
                                           ", ".join("%.2f" % x for x in v)))
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("record")
+    p.add_argument("--eltwise", action="append", required=True, help="[LABEL=]PATH, repeatable")
+    p.add_argument("--out", required=True)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--sizes", nargs="+", default=SIZES)
+    p.add_argument("--layouts", nargs="+", default=LAYOUTS)
+    p = sub.add_parser("report")
+    p.add_argument("doc", nargs="?", default=str(REPO / "docs/performance.md"))
+    p.add_argument("--check", action="store_true")
+    p = sub.add_parser("busy")
+    p.add_argument("--eltwise", default="build/default/tools/eltwise")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    try:
+        return {"record": record, "report": report, "busy": busy}[args.command](args) or 0
+    except doc_sections.SectionError as error:
+        print(f"layout_table: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

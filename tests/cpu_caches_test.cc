@@ -1,6 +1,6 @@
 // The CPU description the layout walkers size their work from (cpu/cpu_caches.h): the parsing of
-// the sizes the system reports, the figures read on this machine, and that `GetSystemInfo` passes
-// them on unchanged.
+// the sizes the system reports, the figures read on this machine, that `GetSystemInfo` passes
+// them on unchanged, and the sizes derived from them (cpu/cache_tuning.h).
 #include "cpu/cpu_caches.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "cpu/cache_tuning.h"
 #include "eltwise/info.h"
 
 namespace eltwise::cpu {
@@ -92,6 +93,66 @@ TEST(CpuCaches, SystemInfoCarriesThem) {
   EXPECT_EQ(info.l1d_cache_bytes, caches.l1d_bytes);
   EXPECT_EQ(info.l2_cache_bytes, caches.l2_bytes);
   EXPECT_EQ(info.l3_cache_bytes, caches.l3_bytes);
+}
+
+CpuCaches Caches(uint64_t l1d, uint64_t l2, uint64_t l3) {
+  CpuCaches caches;
+  caches.l1d_bytes = l1d;
+  caches.l2_bytes = l2;
+  caches.l3_bytes = l3;
+  return caches;
+}
+
+constexpr uint64_t KiB = uint64_t{1} << 10;
+constexpr uint64_t MiB = uint64_t{1} << 20;
+
+// A Zen 3 core's caches give the constants measured there before they were derived.
+TEST(CacheTuning, Zen3CachesGiveTheSizesMeasuredThere) {
+  const CacheTuning t = TuningFor(Caches(32 * KiB, 512 * KiB, 32 * MiB));
+  EXPECT_EQ(t.transpose_tile_edge, (std::array<size_t, 4>{128, 64, 64, 32}));
+  EXPECT_EQ(t.stream_output_bytes, 8 * MiB);
+  EXPECT_EQ(t.stream_scattered_output_bytes, 2 * MiB);
+}
+
+TEST(CacheTuning, StreamingSizesFollowL2AndTheLastLevel) {
+  const CacheTuning xeon = TuningFor(Caches(48 * KiB, 2 * MiB, 105 * MiB));
+  EXPECT_EQ(xeon.stream_output_bytes, 105 * MiB / 4);
+  EXPECT_EQ(xeon.stream_scattered_output_bytes, 8 * MiB);
+  // No L2 reported: a sixteenth of the last level.
+  const CacheTuning no_l2 = TuningFor(Caches(32 * KiB, 0, 64 * MiB));
+  EXPECT_EQ(no_l2.stream_scattered_output_bytes, 4 * MiB);
+  // The scattered size never exceeds the other.
+  const CacheTuning big_l2 = TuningFor(Caches(32 * KiB, 4 * MiB, 32 * MiB));
+  EXPECT_EQ(big_l2.stream_scattered_output_bytes, 8 * MiB);
+}
+
+// Every L1d from 4 KiB to 1 MiB (and none reported): each edge is a power of two of at least 16,
+// its tile fits the stream buffer, and, above 16, input and output tiles fit L1d together while
+// twice the edge would not fit one of the two bounds.
+TEST(CacheTuning, TileEdgesFitL1dAndTheStreamBuffer) {
+  for (uint64_t l1d = 0; l1d <= MiB; l1d = l1d == 0 ? 4 * KiB : l1d + 4 * KiB) {
+    const CacheTuning t = TuningFor(Caches(l1d, 0, 0));
+    const uint64_t bound = l1d != 0 ? l1d : 32 * KiB;  // none reported: 32 KiB assumed
+    for (size_t log_size = 0; log_size < 4; ++log_size) {
+      const uint64_t size = uint64_t{1} << log_size;
+      const uint64_t edge = t.transpose_tile_edge[log_size];
+      SCOPED_TRACE("L1d " + std::to_string(l1d) + ", element size " + std::to_string(size));
+      EXPECT_GE(edge, 16u);
+      EXPECT_EQ(edge & (edge - 1), 0u);
+      EXPECT_LE(edge * edge * size, kTransposeTileBytes);
+      if (edge > 16) EXPECT_LE(2 * edge * edge * size, bound);
+      const uint64_t next = 2 * edge;
+      EXPECT_TRUE(2 * next * next * size > bound || next * next * size > kTransposeTileBytes);
+    }
+  }
+}
+
+TEST(CacheTuning, MachineTuningIsThisMachinesDerivation) {
+  const CacheTuning want = TuningFor(MachineCaches());
+  const CacheTuning& got = MachineTuning();
+  EXPECT_EQ(got.transpose_tile_edge, want.transpose_tile_edge);
+  EXPECT_EQ(got.stream_output_bytes, want.stream_output_bytes);
+  EXPECT_EQ(got.stream_scattered_output_bytes, want.stream_scattered_output_bytes);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <memory>
 #include <new>
 
+#include "cpu/cache_tuning.h"
 #include "cpu/element_copy.h"
 #include "cpu/layout_walkers.h"
 #include "cpu/row_walker.h"
@@ -56,30 +57,20 @@ using TileGatherFn = void (*)(const std::byte*, ptrdiff_t, ptrdiff_t, std::byte*
 constexpr uint64_t kRunsPerThread = 4;
 constexpr uint64_t kMaxRunBytes = uint64_t{1} << 20;
 
-// Tile edge in elements per element size (index log2(size)): each tile's input and output
-// (edge^2 * size bytes each) stay in L1 while the tile is transposed.
-constexpr std::array<size_t, 4> kTransposeTileEdge = {128, 64, 64, 32};
-// The largest tile's bytes: the streamed path's buffer (RunTransposed).
-constexpr size_t kTransposeTileBytes = 16384;
-static_assert(kTransposeTileEdge[0] * kTransposeTileEdge[0] * 1 <= kTransposeTileBytes &&
-              kTransposeTileEdge[1] * kTransposeTileEdge[1] * 2 <= kTransposeTileBytes &&
-              kTransposeTileEdge[2] * kTransposeTileEdge[2] * 4 <= kTransposeTileBytes &&
-              kTransposeTileEdge[3] * kTransposeTileEdge[3] * 8 <= kTransposeTileBytes);
-
 #if defined(__SSE2__)
-// Outputs of at least this many bytes are written with non-temporal stores, a tile at a time from
-// an L1 buffer: an ordinary store first reads the line it writes (write-allocate), a third more
-// memory traffic, which a large memcpy avoids the same way; a tile's rows are whole lines, which
-// the write-combining buffers need. Below it, the output is better left in the caches.
-constexpr uint64_t kStreamOutputBytes = uint64_t{8} << 20;
-// From this size when input and output rows are both far apart (kFarRowBytes) and the output's rows
-// start on cache lines: each tile then writes row pieces of whole lines a page or more apart,
-// whose write-allocate reads the prefetchers do not follow: there streaming gained on 1 and 2
-// threads. Rows that do not start on lines lost on one thread; where a tile writes whole output
-// rows one after another (NCHW -> NHWC) it lost on 2 threads, and where input rows are closer
-// (batched transposes) too: those keep kStreamOutputBytes. Chosen by measurement on x86-64
+// Transposed outputs from a size the caches decide (cache_tuning.h: MachineTuning) are written
+// with non-temporal stores, a tile at a time from an L1 buffer: an ordinary store first reads the
+// line it writes (write-allocate), a third more memory traffic, which a large memcpy avoids the
+// same way; a tile's rows are whole lines, which the write-combining buffers need. Below it, the
+// output is better left in the caches. From a smaller size (stream_scattered_output_bytes) when
+// input and output rows are both far apart (kFarRowBytes) and the output's rows start on cache
+// lines: each tile then writes row pieces of whole lines a page or more apart, whose
+// write-allocate reads the prefetchers do not follow: there streaming gained on 1 and 2 threads.
+// Rows that do not start on lines lost on one thread; where a tile writes whole output rows one
+// after another (NCHW -> NHWC) it lost on 2 threads, and where input rows are closer (batched
+// transposes) too: those keep the larger size. Chosen by measurement on x86-64
 // (eltwise_transpose_peers; see docs/performance.md).
-constexpr uint64_t kStreamScatteredOutputBytes = uint64_t{2} << 20;
+//
 // 1-byte elements (tiles of 128 rows) whose input and output rows lie at least this far apart and
 // whose output rows start on lines are taken along the input and streamed as if far (above): that
 // gained on 2 threads and tied or gained on 1. Without lined output rows, along the input without
@@ -99,8 +90,6 @@ void StreamRow(const std::byte* from, std::byte* to, size_t bytes) {
 }
 constexpr bool kCanStream = true;
 #else
-constexpr uint64_t kStreamOutputBytes = 0;
-constexpr uint64_t kStreamScatteredOutputBytes = 0;
 constexpr ptrdiff_t kByteRowBytes = kFarRowBytes;
 void StreamRow(const std::byte*, std::byte*, size_t) {}
 constexpr bool kCanStream = false;
@@ -111,7 +100,7 @@ constexpr bool kCanStream = false;
 // Tiles of (a = rank-2, b = rank-1) in the order outer index, a-tile, b-tile: consecutive tasks
 // continue the same output rows. Each tile is one call of the table's transposed kernel, which
 // transposes in registers and applies the function on the way; for large outputs into an L1
-// buffer whose rows are then streamed out (kStreamOutputBytes).
+// buffer whose rows are then streamed out (CacheTuning::stream_output_bytes).
 void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* input,
                    std::byte* output, int threads) {
   const size_t esize = plan.element_size;
@@ -121,7 +110,8 @@ void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* 
   const uint64_t b_size = plan.sizes[b_dim];
   const ptrdiff_t in_b = plan.input_strides[b_dim] * static_cast<ptrdiff_t>(esize);
   const ptrdiff_t out_a = plan.output_strides[a_dim] * static_cast<ptrdiff_t>(esize);
-  const size_t edge = kTransposeTileEdge[static_cast<size_t>(__builtin_ctz(esize))];
+  const CacheTuning& tuning = MachineTuning();
+  const size_t edge = tuning.transpose_tile_edge[static_cast<size_t>(__builtin_ctz(esize))];
   const uint64_t a_tiles = (a_size + edge - 1) / edge;
   const uint64_t b_tiles = (b_size + edge - 1) / edge;
   const TransposedKernel kernel = table.Transposed(plan.function, plan.type);
@@ -132,10 +122,11 @@ void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* 
                               AtLeastApart(out_a, kByteRowBytes);
   const bool along_input = FarRows(in_b) || near_byte_rows;
   const bool scattered_output = near_byte_rows || (along_input && FarRows(out_a) && lined_output);
-  const bool stream = kCanStream &&
-                      plan.element_count * esize >=
-                          (scattered_output ? kStreamScatteredOutputBytes : kStreamOutputBytes) &&
-                      out_a % 16 == 0;
+  const bool stream =
+      kCanStream &&
+      plan.element_count * esize >=
+          (scattered_output ? tuning.stream_scattered_output_bytes : tuning.stream_output_bytes) &&
+      out_a % 16 == 0;
   auto tile = [&](uint64_t task) {
     const uint64_t b0 = (along_input ? task / a_tiles % b_tiles : task % b_tiles) * edge;
     const uint64_t a0 = (along_input ? task % a_tiles : task / b_tiles % a_tiles) * edge;

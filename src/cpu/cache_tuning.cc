@@ -1,0 +1,31 @@
+#include "cpu/cache_tuning.h"
+
+#include <algorithm>
+
+namespace eltwise::cpu {
+
+CacheTuning TuningFor(const CpuCaches& caches) {
+  CacheTuning tuning;
+  const uint64_t l1d = caches.l1d_bytes != 0 ? caches.l1d_bytes : uint64_t{32} << 10;
+  for (size_t log_size = 0; log_size < tuning.transpose_tile_edge.size(); ++log_size) {
+    const uint64_t size = uint64_t{1} << log_size;
+    size_t edge = 16;
+    while (2 * (2 * edge) * (2 * edge) * size <= l1d &&
+           (2 * edge) * (2 * edge) * size <= kTransposeTileBytes) {
+      edge *= 2;
+    }
+    tuning.transpose_tile_edge[log_size] = edge;
+  }
+  const uint64_t last = caches.LastLevelBytes();
+  tuning.stream_output_bytes = last / 4;
+  tuning.stream_scattered_output_bytes =
+      std::min(tuning.stream_output_bytes, caches.l2_bytes != 0 ? 4 * caches.l2_bytes : last / 16);
+  return tuning;
+}
+
+const CacheTuning& MachineTuning() {
+  static const CacheTuning tuning = TuningFor(MachineCaches());
+  return tuning;
+}
+
+}  // namespace eltwise::cpu

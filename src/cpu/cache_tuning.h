@@ -1,0 +1,43 @@
+// The sizes the layout walkers take from the CPU's caches (cpu_caches.h) instead of constants:
+// transpose tiles from L1d, and from which output size transposes stream their stores past the
+// caches, from L2 and the last level. Derived once per process (MachineTuning); TuningFor is the
+// derivation alone, for tests and for other machines' figures.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu/cpu_caches.h"
+
+namespace eltwise::cpu {
+
+// The largest transpose tile in bytes: the streamed path's L1 buffer (strided_walkers.cc).
+inline constexpr size_t kTransposeTileBytes = 16384;
+
+struct CacheTuning {
+  // Transpose tile edge in elements per element size (index log2(size): 1, 2, 4, 8 bytes).
+  std::array<size_t, 4> transpose_tile_edge{};
+  // Transposed outputs of at least this many bytes are written with non-temporal stores (x86).
+  uint64_t stream_output_bytes = 0;
+  // The same where input and output rows are both far apart and output rows start on lines.
+  uint64_t stream_scattered_output_bytes = 0;
+};
+
+// For a CPU with `caches`:
+// - tile edges: the largest power of two (at least 16) whose tile, input and output together
+//   (2 * edge^2 * size bytes), fits L1d, and whose output fits kTransposeTileBytes;
+// - stream_output_bytes: a quarter of the last level: from there an output, with its input, takes
+//   half of it or more, so a reader after the call finds little of it cached, and write-allocate
+//   reads (a third more traffic) are the larger cost;
+// - stream_scattered_output_bytes: four times L2 (a sixteenth of the last level where no L2 is
+//   reported): rows a page or more apart are written-allocated without prefetch, which costs from
+//   outputs the private caches cannot hold.
+// On a Zen 3 core (32 KiB L1d, 512 KiB L2, 32 MiB L3) these are the values chosen there by
+// measurement (docs/performance.md, "Where the tuning constants come from").
+CacheTuning TuningFor(const CpuCaches& caches);
+
+// This machine's: TuningFor(MachineCaches()), on first use.
+const CacheTuning& MachineTuning();
+
+}  // namespace eltwise::cpu
