@@ -125,7 +125,7 @@ def report_file(path):
     newest = records[-1]
     runs = len({r["run"] for r in records})
     out = [f"**{newest.get('cpu', 'CPU not recorded')}**, {cache_text(newest)}; "
-           f"{newest['threads']} threads; `{path}`, {len(records)} records, {runs} runs"
+           f"{newest['threads']} threads; `{path}`, {len(records)} records, {runs} run{'s' if runs > 1 else ''}"
            + (f" alternating {' / '.join(labels)}" if len(labels) > 1 else "") + ".", ""]
     heads = " | ".join(size_name(s).replace("K", " KiB").replace("M", " MiB").replace("G", " GiB")
                        for s in sizes)
@@ -169,7 +169,8 @@ def report(args):
     lines = []
     for path in files:
         lines += report_file(path) + [""]
-    body = "\n".join(lines).rstrip("\n") + "\n"
+    body = "\n".join(lines).rstrip("\n")
+    body = body + "\n" if body else ""
     if args.check:
         if doc_sections.section(text, SECTION) != body:
             print(f"{doc}: the '{SECTION}' section is stale; run bench/layout_table.py report",
