@@ -4,17 +4,19 @@
 #   - the CLI's streamed reader/writer (the instrumented `eltwise`, run by its tests);
 #   - the Python module called from many Python threads with the GIL released (libtsan preloaded
 #     into the uninstrumented interpreter).
-# The SIMD kernels are compiled for every target (run-time dispatch, as shipped), so the threaded
-# layout tests run the transposed, gathered and partial-overlap walks on each kernel table this
-# machine has.
+# The SIMD kernels are compiled for every target this machine can run (run-time dispatch, as
+# shipped; sanitizer_build_flags in ci_lib.sh leaves out the rest), so the threaded layout tests
+# run the transposed, gathered and partial-overlap walks on each kernel table this machine has.
 # Any report fails the run (halt_on_error; TSan's exit status 66).
 #   usage: bash scripts/ci_tsan.sh [BUILD_DIR]      (default build/tsan-ci)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/tsan-ci}
 
+PLATFORM=tsan
+source scripts/ci_lib.sh
 cmake --preset tsan -B "$build" -DELTWISE_BUILD_ONNX=OFF \
-  -DELTWISE_BUILD_PYTHON=ON >/dev/null
+  -DELTWISE_BUILD_PYTHON=ON "$(sanitizer_build_flags)" >/dev/null
 cmake --build "$build" -j2 --target eltwise_concurrency_tests eltwise_stress_test \
   eltwise_cli_tests eltwise eltwise_python
 
