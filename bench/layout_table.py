@@ -90,7 +90,7 @@ def record(args):
                 for size in sizes:
                     print(f"layout_table: run {run + 1}/{args.runs}, {label}, {size}", flush=True)
                     for r in bench(path, ["--threads", str(args.threads), "--layouts", *args.layouts,
-                                          "--dtypes", *DTYPES, "--sizes", size, "--repeats", "3"]):
+                                          "--dtypes", *args.dtypes, "--sizes", size, "--repeats", "3"]):
                         r.update(run=run, label=label, size=size_bytes(size))
                         f.write(json.dumps(r) + "\n")
 
@@ -124,7 +124,9 @@ def report_file(path):
     layouts = [lay for lay in LAYOUTS if any(r["layout"] == lay for r in records)]
     newest = records[-1]
     runs = len({r["run"] for r in records})
-    out = [f"**{newest.get('cpu', 'CPU not recorded')}**, {cache_text(newest)}; "
+    dtypes = ", ".join(d for d in DTYPES if any(r["dtype"] == d for r in records))
+    ops = " and ".join(dict.fromkeys(r["op"] for r in records))
+    out = [f"**{newest.get('cpu', 'CPU not recorded')}**, {cache_text(newest)}; {ops} on {dtypes}; "
            f"{newest['threads']} threads; `{path}`, {len(records)} records, {runs} run{'s' if runs > 1 else ''}"
            + (f" alternating {' / '.join(labels)}" if len(labels) > 1 else "") + ".", ""]
     heads = " | ".join(size_name(s).replace("K", " KiB").replace("M", " MiB").replace("G", " GiB")
@@ -209,6 +211,7 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--sizes", nargs="+", default=SIZES)
     p.add_argument("--layouts", nargs="+", default=LAYOUTS)
+    p.add_argument("--dtypes", nargs="+", default=DTYPES)
     p = sub.add_parser("report")
     p.add_argument("doc", nargs="?", default=str(REPO / "docs/performance.md"))
     p.add_argument("--check", action="store_true")
