@@ -147,12 +147,31 @@ TEST(CacheTuning, TileEdgesFitL1dAndTheStreamBuffer) {
   }
 }
 
+// Non-temporal stores on one thread past the last level: measured to gain on Zen 3 EPYC (AMD
+// family 25, models 0-15) only.
+TEST(CacheTuning, OneThreadStreamingOnTheFamilyItWasMeasuredOn) {
+  auto with = [](const char* vendor, unsigned family, unsigned model) {
+    CpuCaches caches = Caches(32 * KiB, 512 * KiB, 32 * MiB);
+    caches.x86_vendor = vendor;
+    caches.x86_family = family;
+    caches.x86_model = model;
+    return TuningFor(caches).stream_one_thread_past_last_level;
+  };
+  EXPECT_TRUE(with("AuthenticAMD", 25, 1));
+  EXPECT_TRUE(with("AuthenticAMD", 25, 15));
+  EXPECT_FALSE(with("AuthenticAMD", 25, 16));  // Zen 4 (Genoa): not measured
+  EXPECT_FALSE(with("AuthenticAMD", 26, 2));   // Zen 5: tied
+  EXPECT_FALSE(with("GenuineIntel", 6, 1));
+  EXPECT_FALSE(with("", 0, 0));  // not x86
+}
+
 TEST(CacheTuning, MachineTuningIsThisMachinesDerivation) {
   const CacheTuning want = TuningFor(MachineCaches());
   const CacheTuning& got = MachineTuning();
   EXPECT_EQ(got.transpose_tile_edge, want.transpose_tile_edge);
   EXPECT_EQ(got.stream_output_bytes, want.stream_output_bytes);
   EXPECT_EQ(got.stream_scattered_output_bytes, want.stream_scattered_output_bytes);
+  EXPECT_EQ(got.stream_one_thread_past_last_level, want.stream_one_thread_past_last_level);
 }
 
 }  // namespace

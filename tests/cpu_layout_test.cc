@@ -33,6 +33,7 @@
 #include "core/op_registry.h"
 #include "core/plan.h"
 #include "cpu/cpu_backend.h"
+#include "cpu/cpu_caches.h"
 #include "cpu/kernel_dispatch.h"
 #include "cpu/overlap/scheme.h"
 #include "cpu/reference_kernels.h"
@@ -900,6 +901,41 @@ void ExpectPlanOutput(const KernelTable& table, const Plan& plan, DataType type,
   RunPlanWithTable(table, plan, input.data(), output.data(), threads);
   for (size_t b = 0; b < output.size(); b += ElementSize(type)) {
     ASSERT_TRUE(SameResult(type, want.data() + b, output.data() + b)) << "output byte offset " << b;
+  }
+}
+
+// A contiguous call and a rows call larger than the last-level cache on one thread (which take
+// non-temporal stores where CacheTuning says so) and on two, through the best table, against the
+// reference: Sign on float32, an output one element past a cache line. Skipped where the last
+// level reported is over 256 MiB.
+TEST(CpuLayouts, PastTheLastLevelCache) {
+  const uint64_t last = cpu::MachineCaches().LastLevelBytes();
+  if (last > (uint64_t{256} << 20)) GTEST_SKIP() << "last-level cache " << last << " bytes";
+  const DataType type = DataType::kFloat32;
+  const uint64_t n = (last + (uint64_t{1} << 20)) / 4;
+  const NamedKernelTable table = AvailableKernelTables().back();
+  const std::vector<std::byte> input = MixedInputs(type, n, 11);
+  std::vector<std::byte> want(n * 4);
+  ReferenceKernels().Contiguous(Function::kSignNanPropagate, type)(input.data(), want.data(), n);
+  for (const std::vector<uint64_t>& sizes : {std::vector<uint64_t>{n}, {n / 1024, 1024}}) {
+    const TensorDesc desc = Desc(type, sizes, {});
+    const Plan plan = MakePlan(Function::kSignNanPropagate, desc, desc, 1, 1);
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("rank " + std::to_string(sizes.size()) + ", threads " + std::to_string(threads));
+      std::vector<std::byte> output(n * 4 + 68, kSentinel);
+      std::byte* const at =
+          output.data() + (64 - reinterpret_cast<uintptr_t>(output.data()) % 64) % 64 + 4;
+      RunPlanWithTable(*table.table, plan, input.data(), at, threads);
+      const size_t begin = static_cast<size_t>(at - output.data());
+      for (size_t b = 0; b < begin; ++b) ASSERT_EQ(output[b], kSentinel) << "byte " << b;
+      for (size_t b = begin + n * 4; b < output.size(); ++b) {
+        ASSERT_EQ(output[b], kSentinel) << "byte " << b;
+      }
+      if (std::memcmp(want.data(), at, n * 4) == 0) continue;  // NaN payloads may differ
+      for (uint64_t i = 0; i < n; ++i) {
+        ASSERT_TRUE(SameResult(type, want.data() + i * 4, at + i * 4)) << "element " << i;
+      }
+    }
   }
 }
 

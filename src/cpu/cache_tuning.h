@@ -22,6 +22,11 @@ struct CacheTuning {
   uint64_t stream_output_bytes = 0;
   // The same where input and output rows are both far apart and output rows start on lines.
   uint64_t stream_scattered_output_bytes = 0;
+  // Contiguous and row outputs larger than the last level, on one thread, are written with
+  // non-temporal stores. A choice of the microarchitecture, by measurement: on AMD family 25
+  // models 0-15 (Zen 3 EPYC) one thread gained 1.49x at 128 MiB (docs/performance.md); on a Zen 5
+  // VM it tied, and on 2 threads it lost on both, so it is off elsewhere and on more threads.
+  bool stream_one_thread_past_last_level = false;
 };
 
 // For a CPU with `caches`:

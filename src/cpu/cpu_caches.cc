@@ -29,10 +29,19 @@ std::string Trimmed(std::string text) {
 // The x86 brand string (CPUID leaves 0x80000002-4) with the family and model numbers (leaf 1),
 // which tell the microarchitecture where the brand does not ("AMD EPYC (family 25, model 1)" is
 // Zen 3); empty elsewhere.
-std::string X86Model() {
+// The brand string with CPUID's family and model numbers appended, and the vendor, family and
+// model in `caches`; "" (and nothing set) off x86.
+std::string X86Model(CpuCaches& caches) {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
   unsigned regs[4] = {};
   std::string model;
+  if (__get_cpuid(0, &regs[0], &regs[1], &regs[2], &regs[3]) != 0) {
+    char vendor[13] = {};
+    std::memcpy(vendor, &regs[1], 4);  // EBX, EDX, ECX
+    std::memcpy(vendor + 4, &regs[3], 4);
+    std::memcpy(vendor + 8, &regs[2], 4);
+    caches.x86_vendor = vendor;
+  }
   if (__get_cpuid(0x80000000u, &regs[0], &regs[1], &regs[2], &regs[3]) != 0 &&
       regs[0] >= 0x80000004u) {
     char brand[49] = {};
@@ -42,17 +51,20 @@ std::string X86Model() {
     }
     model = Trimmed(brand);
   }
-  if (!model.empty() && __get_cpuid(1, &regs[0], &regs[1], &regs[2], &regs[3]) != 0) {
+  if (__get_cpuid(1, &regs[0], &regs[1], &regs[2], &regs[3]) != 0) {
     const unsigned base_family = (regs[0] >> 8) & 0xf;
-    const unsigned family =
-        base_family == 0xf ? base_family + ((regs[0] >> 20) & 0xff) : base_family;
-    const unsigned number = (base_family == 0x6 || base_family == 0xf)
-                                ? ((regs[0] >> 4) & 0xf) | (((regs[0] >> 16) & 0xf) << 4)
-                                : (regs[0] >> 4) & 0xf;
-    model += " (family " + std::to_string(family) + ", model " + std::to_string(number) + ")";
+    caches.x86_family = base_family == 0xf ? base_family + ((regs[0] >> 20) & 0xff) : base_family;
+    caches.x86_model = (base_family == 0x6 || base_family == 0xf)
+                           ? ((regs[0] >> 4) & 0xf) | (((regs[0] >> 16) & 0xf) << 4)
+                           : (regs[0] >> 4) & 0xf;
+    if (!model.empty()) {
+      model += " (family " + std::to_string(caches.x86_family) + ", model " +
+               std::to_string(caches.x86_model) + ")";
+    }
   }
   return model;
 #else
+  (void)caches;
   return "";
 #endif
 }
@@ -180,7 +192,7 @@ const CpuCaches& MachineCaches() {
   static const CpuCaches caches = [] {
     CpuCaches read;
     std::ifstream cpuinfo("/proc/cpuinfo");  // Linux; elsewhere it does not open and gives ""
-    read.model = X86Model();
+    read.model = X86Model(read);
     if (read.model.empty()) read.model = ModelFromCpuinfo(cpuinfo);
     if (read.model.empty()) read.model = "unknown";
     if (!ReadSystem(read)) AssumeCommonCaches(read);

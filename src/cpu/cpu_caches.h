@@ -15,6 +15,11 @@ struct CpuCaches {
   // ("AMD EPYC 7763 64-Core Processor (family 25, model 1)"); on Linux/Arm the implementer and
   // part codes; "unknown" where the system reports nothing.
   std::string model;
+  // x86 only (CPUID): the vendor ("AuthenticAMD", "GenuineIntel"), family and model numbers; ""
+  // and 0 elsewhere. Choices that depend on the microarchitecture read these.
+  std::string x86_vendor;
+  unsigned x86_family = 0;
+  unsigned x86_model = 0;
   // Bytes of one instance of each data (or unified) cache level, as seen by one core; 0 where the
   // system reports no such level. The last level is usually shared by several cores.
   uint64_t l1d_bytes = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cpu/cache_tuning.h"
 #include "cpu/cpu_caches.h"
 #include "cpu/element_copy.h"
 #include "cpu/layout_walkers.h"
@@ -12,21 +13,21 @@
 namespace eltwise::cpu {
 namespace {
 
-// Non-temporal stores for outputs larger than the last-level cache. Off: measured through the API
-// on x86-64, a large call on 2 threads ran slower against a copy with them than without, and on
-// one thread they tied, although the bare kernel gained (docs/performance.md, "Where the tuning
-// constants come from"). The streaming kernels stay in the tables (and tested) for machines where
-// they measure faster.
-constexpr bool kStreamLargeOutputs = false;
-bool UseStreamingStores(uint64_t output_bytes) {
-  return kStreamLargeOutputs && output_bytes > MachineCaches().LastLevelBytes();
+// Non-temporal stores for outputs larger than the last-level cache on one thread, where the
+// microarchitecture gains from them (CacheTuning::stream_one_thread_past_last_level). On 2 threads
+// a large call through the API ran slower against a copy with them than without (x86-64;
+// docs/performance.md, "Where the tuning constants come from").
+bool UseStreamingStores(uint64_t output_bytes, int threads) {
+  return threads == 1 && MachineTuning().stream_one_thread_past_last_level &&
+         output_bytes > MachineCaches().LastLevelBytes();
 }
 
-// The contiguous kernel for a plan with `output_bytes` bytes of output.
+// The contiguous kernel for a plan with `output_bytes` bytes of output on `threads` threads.
 ContiguousKernel ContiguousKernelFor(const KernelTable& table, const Plan& plan,
-                                     uint64_t output_bytes) {
-  return UseStreamingStores(output_bytes) ? table.ContiguousStream(plan.function, plan.type)
-                                          : table.Contiguous(plan.function, plan.type);
+                                     uint64_t output_bytes, int threads) {
+  return UseStreamingStores(output_bytes, threads)
+             ? table.ContiguousStream(plan.function, plan.type)
+             : table.Contiguous(plan.function, plan.type);
 }
 
 // Fills `bytes` bytes at `out` with out[i] = pattern[i % 8] (kernel_table.h). Fills of more than
@@ -75,8 +76,8 @@ void RunContiguous(const KernelTable& table, const Plan& plan, const std::byte* 
   const size_t esize = plan.element_size;
   const uint64_t n = plan.element_count;
   const uint64_t bytes = n * esize;
-  const ContiguousKernel kernel = ContiguousKernelFor(table, plan, bytes);
   threads = ThreadsFor(threads, 2 * bytes);
+  const ContiguousKernel kernel = ContiguousKernelFor(table, plan, bytes, threads);
   if (threads == 1) {
     kernel(input, output, n);
     return;
@@ -104,8 +105,8 @@ void RunRows(const KernelTable& table, const Plan& plan, const std::byte* input,
   const uint64_t row_elements = plan.sizes[outer];
   const uint64_t row_bytes = row_elements * esize;
   const uint64_t total = rows * row_bytes;
-  const ContiguousKernel kernel = ContiguousKernelFor(table, plan, total);
   threads = ThreadsFor(threads, 2 * total);
+  const ContiguousKernel kernel = ContiguousKernelFor(table, plan, total, threads);
   if (threads == 1 && outer == 1) {  // one outer dim (small 2-d calls): plain pointer steps
     const ptrdiff_t in_step = plan.input_strides[0] * static_cast<ptrdiff_t>(esize);
     const ptrdiff_t out_step = plan.output_strides[0] * static_cast<ptrdiff_t>(esize);
