@@ -10,6 +10,7 @@ the data folder), so that a check can regenerate it without being told.
 """
 
 import re
+import sys
 
 
 class SectionError(Exception):
@@ -49,6 +50,22 @@ def replace(text, name, body, args=None):
     if body and not body.endswith("\n"):
         body += "\n"
     return text[:start] + marker + body + text[body_end:]
+
+
+def check_or_write(path, text, name, body, program, check, args=None):
+    """With check: 0 if NAME's section of `text` (the document at path) is body, else 1 and a
+    message naming `program` on stderr. Without: writes the document with body as the section
+    (and args as its ARGS, when given) if that changes it, and gives 0."""
+    if check:
+        if section(text, name) == body:
+            return 0
+        print(f"{path}: the '{name}' section is stale; run {program}", file=sys.stderr)
+        return 1
+    new = replace(text, name, body, args)
+    if new != text:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(new)
+    return 0
 
 
 def replace_in_file(path, name, body, args=None):

@@ -166,21 +166,15 @@ def report_file(path):
 
 def report(args):
     doc = Path(args.doc)
-    text = doc.read_text()
+    text = doc.read_text(encoding="utf-8")
     files = doc_sections.arguments(text, SECTION).split()
     lines = []
     for path in files:
         lines += report_file(path) + [""]
     body = "\n".join(lines).rstrip("\n")
     body = body + "\n" if body else ""
-    if args.check:
-        if doc_sections.section(text, SECTION) != body:
-            print(f"{doc}: the '{SECTION}' section is stale; run bench/layout_table.py report",
-                  file=sys.stderr)
-            return 1
-        return 0
-    doc.write_text(doc_sections.replace(text, SECTION, body))
-    return 0
+    return doc_sections.check_or_write(doc, text, SECTION, body, "bench/layout_table.py report",
+                                       args.check)
 
 
 def busy(args):

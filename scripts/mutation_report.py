@@ -130,20 +130,11 @@ def main():
     try:
         text = doc.read_text(encoding="utf-8")
         data = args.data or doc_sections.arguments(text, SECTION) or "docs/data/mutation"
-        body = report(data)
-        if args.check:
-            if doc_sections.section(text, SECTION) != body:
-                print(f"{doc}: the '{SECTION}' section is stale; run scripts/mutation_report.py",
-                      file=sys.stderr)
-                return 1
-            return 0
-        new = doc_sections.replace(text, SECTION, body, data)
-        if new != text:
-            doc.write_text(new, encoding="utf-8")
+        return doc_sections.check_or_write(doc, text, SECTION, report(data),
+                                           "scripts/mutation_report.py", args.check, data)
     except (doc_sections.SectionError, ReportError, OSError, KeyError, ValueError) as error:
         print(f"mutation_report: {error}", file=sys.stderr)
         return 1
-    return 0
 
 
 if __name__ == "__main__":
