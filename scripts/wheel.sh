@@ -35,11 +35,13 @@
 #   bash scripts/wheel.sh test-in-old-root VERSION ARCH [OUT]   the same for the wheel of the
 #       manylinux_2_28 policy or an older one in OUT/wheelhouse (default build/floor-wheel), in the old-glibc root
 #       (scripts/old_glibc_root.sh: Debian bullseye, glibc 2.31, with a CPython 3.11 built there;
-#       3.11 on x86_64 only): the proof that the wheel runs on a glibc older than the build's.
+#       3.11 only; on aarch64 cross-built, and run under qemu-user): the proof that the wheel
+#       runs on a glibc older than the build's.
 #   bash scripts/wheel.sh all [OUT]     every wheel and every test: build and test (python3), the
 #       same for python3.12 where one is installed (Debian has none), and build-for plus
 #       test-in-root for 3.11, 3.13, 3.14 and 3.15 on x86_64 and aarch64, then the CPython 3.11
-#       x86_64 floor wheel (build-floor, test, test-in-old-root) beside OUT in floor-wheel.
+#       floor wheels (build-floor and test-in-old-root on x86_64 and aarch64, test on x86_64)
+#       beside OUT in floor-wheel.
 #
 # The checks, in the clean environment: ldd of every shared object in the installed `eltwise`
 # package resolves everything, Highway, ONNX and protobuf are linked and come from the venv (the
@@ -179,12 +181,14 @@ wheel_glob() { echo "eltwise-*-cp${1/./}-cp${1/./}-manylinux*_$2.whl"; }
 # folder. The manylinux policies whose wheels it tests are $old_root_policy (2.28 or older).
 old_root_policy="manylinux_2_2[0-8]"  # a glob: manylinux_2_28 or older
 old_glibc_root() {
-  if [ "$1" != 3.11 ] || [ "$2" != x86_64 ]; then
-    echo "wheel: the old-glibc root has CPython 3.11 on x86_64 only, not $1 on $2" >&2
+  if [ "$1" != 3.11 ]; then
+    echo "wheel: the old-glibc root has CPython 3.11 only, not $1" >&2
     return 1
   fi
-  local dir=$roots/bullseye-amd64-cp311
-  bash scripts/old_glibc_root.sh make "$dir" >&2 || return 1
+  local debian_arch dir
+  debian_arch=$(debian_arch_of "$2") || return 1
+  dir=$roots/bullseye-$debian_arch-cp311
+  bash scripts/old_glibc_root.sh make "$dir" "$debian_arch" >&2 || return 1
   echo "$dir"
 }
 # In a chroot of ROOT with nothing of the host but the mounts debian_root.sh's `run` makes (the
@@ -439,11 +443,14 @@ all)
       timed bash scripts/wheel.sh test-in-root "$version" "$arch" "$out"
     done
   done
-  # The x86_64 floor wheel, in a venv here and on glibc 2.31 (the aarch64 one is not complete).
+  # The floor wheels: x86_64 in a venv here and on glibc 2.31, aarch64 on glibc 2.31 under
+  # qemu-user (both Debian bullseye with a CPython 3.11 built for it).
   floor_out=$(dirname "$out")/floor-wheel
   timed bash scripts/wheel.sh build-floor 3.11 x86_64 "$floor_out"
   timed bash scripts/wheel.sh test "$floor_out"
   timed bash scripts/wheel.sh test-in-old-root 3.11 x86_64 "$floor_out"
+  timed bash scripts/wheel.sh build-floor 3.11 aarch64 "$floor_out"
+  timed bash scripts/wheel.sh test-in-old-root 3.11 aarch64 "$floor_out"
   ls -l "$out"/wheelhouse "$floor_out"/wheelhouse
   ;;
 *)
