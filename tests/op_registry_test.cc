@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/function.h"
 #include "eltwise/feature_level.h"
@@ -74,6 +75,17 @@ TEST(OpRegistry, TitlesInProse) {
   EXPECT_EQ(OpTitles("or"), want);
   EXPECT_NE(OpTitles("and").find(" and " + std::string(AllOps()[kOpCount - 1].title)),
             std::string::npos);
+  // The ONNX front end's texts name only the ops that have ONNX versions.
+  std::vector<std::string> onnx_titles;
+  for (const OpInfo& info : AllOps()) {
+    if (!info.onnx_versions.empty()) onnx_titles.emplace_back(info.title);
+  }
+  std::string want_onnx;
+  for (size_t i = 0; i < onnx_titles.size(); ++i) {
+    if (i > 0) want_onnx += i + 1 == onnx_titles.size() ? " and " : ", ";
+    want_onnx += onnx_titles[i];
+  }
+  EXPECT_EQ(OpTitles("and", OpsNamed::kWithOnnxVersions), want_onnx);
 }
 
 // The front ends (CLI, bench, Python) take option value 0 when none is given: it must be the

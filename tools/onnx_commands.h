@@ -14,7 +14,8 @@ inline constexpr std::string_view kOnnxTestSummary =
     "Run ONNX node-test directories (model.onnx + test_data_set_*/input_N.pb, output_N.pb); "
     "outputs must match bit for bit (NaN matches NaN)";
 inline std::string RunSummary() {
-  return "Run an ONNX model of " + OpTitles("and") + " nodes on TensorProto (.pb) or .npy tensors";
+  return "Run an ONNX model of " + OpTitles("and", OpsNamed::kWithOnnxVersions) +
+         " nodes on TensorProto (.pb) or .npy tensors";
 }
 
 }  // namespace eltwise::cli

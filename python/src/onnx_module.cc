@@ -94,7 +94,7 @@ HostTensor ToHost(const std::string& name, const py::handle& object) {
   const std::optional<DataType> type = ParseDataType(dtype_name);
   if (!type || dtype_name != Name(*type)) {
     Raise(InvalidArgument("input '" + name + "' has dtype " + dtype_name + ", which no ONNX " +
-                          OpTitles("or") + " model takes"));
+                          OpTitles("or", OpsNamed::kWithOnnxVersions) + " model takes"));
   }
   HostTensor t;
   t.name = name;
@@ -205,8 +205,8 @@ PYBIND11_MODULE(_onnx, m) {
   using namespace eltwise;
   using namespace eltwise::python_onnx;
   if (_import_array() < 0) throw py::error_already_set();
-  static const std::string doc =
-      "The C++ ONNX front end of eltwise (models of " + OpTitles("and") + " nodes).";
+  static const std::string doc = "The C++ ONNX front end of eltwise (models of " +
+                                 OpTitles("and", OpsNamed::kWithOnnxVersions) + " nodes).";
   m.doc() = doc.c_str();
   m.attr("MAX_OPSET") = onnx_frontend::kMaxKnownOpset;
   m.def("_runtime_identity", &python::RuntimeIdentity,

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace eltwise {
 namespace {
@@ -206,15 +207,15 @@ const OpInfo* FindOpByTitle(std::string_view title) {
   return nullptr;
 }
 
-std::string OpTitles(std::string_view conjunction) {
+std::string OpTitles(std::string_view conjunction, OpsNamed which) {
+  std::vector<std::string_view> titles;
+  for (const OpInfo& info : kOps) {
+    if (which == OpsNamed::kAll || !info.onnx_versions.empty()) titles.push_back(info.title);
+  }
   std::string text;
-  for (size_t i = 0; i < std::size(kOps); ++i) {
-    if (i + 1 == std::size(kOps) && i != 0) {
-      text.append(" ").append(conjunction).append(" ");
-    } else if (i != 0) {
-      text.append(", ");
-    }
-    text.append(kOps[i].title);
+  for (size_t i = 0; i < titles.size(); ++i) {
+    if (i != 0) text.append(i + 1 == titles.size() ? " " + std::string(conjunction) + " " : ", ");
+    text.append(titles[i]);
   }
   return text;
 }

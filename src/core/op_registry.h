@@ -82,9 +82,11 @@ std::span<const OpInfo> AllOps();
 const OpInfo& Info(Op op);
 // The op whose title is `title` ("Sign"), e.g. an ONNX op_type.
 const OpInfo* FindOpByTitle(std::string_view title);
-// Every op's title in prose, the last two joined by `conjunction`: "Sign and Round" ("and"),
-// "Sign or Round" ("or"); with three ops "Sign, Round and Abs".
-std::string OpTitles(std::string_view conjunction);
+// The titles of every op, or of those with ONNX versions (for the ONNX front end's texts), in
+// prose, the last two joined by `conjunction`: "Sign and Round" ("and"), "Sign or Round" ("or");
+// with three ops "Sign, Round and Abs".
+enum class OpsNamed { kAll, kWithOnnxVersions };
+std::string OpTitles(std::string_view conjunction, OpsNamed which = OpsNamed::kAll);
 
 // The op of a description and its option value.
 Op OpOf(const OperatorDesc& desc);
