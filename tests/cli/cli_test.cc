@@ -10,14 +10,17 @@
 #include <unistd.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
+#include "core/op_registry.h"
 #include "npy_bytes.h"
 #include "oracle.h"
 #include "scratch_files.h"
@@ -73,9 +76,27 @@ std::string SlurpText(const fs::path& path) {
 }
 
 // Decoded oracle result of `op` ("sign" / "round") with `option` (nan policy / mode) on x.
+// The registry's entry of the CLI subcommand `op` ("sign"); every test names a registered op.
+const OpInfo& InfoOf(const std::string& op) {
+  for (const OpInfo& info : AllOps()) {
+    if (info.name == op) return info;
+  }
+  throw std::invalid_argument("no op named " + op);
+}
+
+// The CLI arguments that choose `op` with `option` (a value name; "" for an op without an option).
+std::vector<std::string> OpArguments(const std::string& op, const std::string& option) {
+  const OpInfo& info = InfoOf(op);
+  if (!HasOption(info)) return {op};
+  return {op, "--" + std::string(info.option.field), option};
+}
+
 Decoded Expect(DataType type, const std::string& op, const std::string& option, const Decoded& x) {
-  if (op == "sign") return OracleSign(type, x, *ParseNanPolicy(option));
-  return OracleRound(type, x, *ParseRoundingMode(option));
+  const OpInfo& info = InfoOf(op);
+  const auto& names = info.option.names;
+  const auto named = std::find(names.begin(), names.end(), option);
+  const int value = named == names.end() ? 0 : static_cast<int>(named - names.begin());
+  return OracleFor(MakeDesc(info.op, value, {}, {}), type, x);
 }
 
 // The tool's path as the system shell wants it. Windows: with its drive and backslashes (a
@@ -153,7 +174,7 @@ class Cli : public ScratchDirTest {
     const fs::path in = Path("in.npy"), out = in_place ? in : Path("out.npy");
     if (in_place) fs::remove(Path("out.npy"));
     WriteFileBytes(in, TestNpyFile(version, TestDict(descr, fortran, shape), file_data));
-    std::vector<std::string> args = {op, op == "sign" ? "--nan" : "--mode", option};
+    std::vector<std::string> args = OpArguments(op, option);
     args.insert(args.end(), extra.begin(), extra.end());
     args.push_back(in.string());
     args.push_back(out.string());
@@ -213,13 +234,10 @@ std::vector<std::byte> First(const std::vector<std::byte>& bytes, size_t count) 
   return std::vector<std::byte>(bytes.begin(), bytes.begin() + static_cast<ptrdiff_t>(count));
 }
 
-std::vector<std::string> Options(const std::string& op) {
-  if (op == "sign") return {"zero", "propagate"};
-  std::vector<std::string> modes;
-  for (int m = 0; m < kRoundingModeCount; ++m) {
-    modes.emplace_back(Name(static_cast<RoundingMode>(m)));
-  }
-  return modes;
+// Each option value's name of `op`, or one "" for an op without an option.
+std::vector<std::string> Options(const OpInfo& info) {
+  if (!HasOption(info)) return {""};
+  return {info.option.names.begin(), info.option.names.end()};
 }
 
 // Every type (8- and 16-bit exhaustively, special and random values otherwise), every NaN policy
@@ -230,8 +248,9 @@ TEST_F(Cli, EveryTypeOpAndByteOrder) {
     const std::string shape = "(" + std::to_string(values.size() / ElementSize(type)) + ",)";
     for (bool big_endian : {false, true}) {
       if (big_endian && ElementSize(type) == 1) continue;
-      for (const std::string op : {"sign", "round"}) {
-        for (const std::string& option : Options(op)) {
+      for (const OpInfo& info : AllOps()) {
+        const std::string op(info.name);
+        for (const std::string& option : Options(info)) {
           SCOPED_TRACE(std::string(Name(type)) + (big_endian ? " >" : " <") + " " + op + " " +
                        option);
           RunAndCheck(type, big_endian, false, shape, 1, values, op, option);
@@ -437,7 +456,7 @@ TEST_F(Cli, StreamedInChunks) {
           const int version = 1 + variant % 3;
           const bool in_place = variant % 2 == 1;
           const std::string op = variant % 4 < 2 ? "round" : "sign";
-          const std::vector<std::string> options = Options(op);
+          const std::vector<std::string> options = Options(InfoOf(op));
           const std::string& option = options[static_cast<size_t>(variant) % options.size()];
           SCOPED_TRACE(std::string(Name(type)) + (big_endian ? " >" : " <") +
                        (fortran ? " F " : " C ") + op + " " + option + " v" +
