@@ -9,6 +9,8 @@ committed records.
     python3 bench/layout_table.py report [docs/performance.md]       (rewrites the section)
     python3 bench/layout_table.py report --check docs/performance.md (exit 1 if it is stale)
     python3 bench/layout_table.py busy --eltwise build/default/tools/eltwise [--runs 3]
+    python3 bench/layout_table.py record-peers --peers build/default/bench/eltwise_transpose_peers \
+        --out docs/data/NAME/transpose_peers.jsonl [--runs 3] [--threads 2]
 
 `record` runs `eltwise bench` --runs times over every layout (Sign and Round; int8, float16,
 float32, float64: one type per element size) and size, and appends every record, with its run
@@ -21,7 +23,14 @@ alternate between them, so that a drift of the machine's memory bandwidth reache
 `report` writes, for each data file named in the section's begin marker
 (`<!-- layout_table: begin FILE... -->`), one table: per layout and size the median over ops and
 types of each case's median over the runs, with the minimum and maximum; for a file with two
-labels, the first against the second. `busy` prints the busy-machine table (one core kept busy,
+labels, the first against the second. `record-peers` runs `eltwise_transpose_peers` (bench/transpose_peers.cc) --runs times, each run
+two processes, one library each (their OpenMP or pool threads would otherwise take the cores from
+the other): `--peers memcpy eltwise` on every element size and `--peers memcpy hptt` on 4 and 8
+bytes (HPTT has float and double only), for `transposed` in cache (256 KiB, 4 MiB) and at LLCx4,
+and the three permutations at 4 MiB and LLCx4. `report` also writes the `peers_table` section
+from the files its marker names: per case the median over the runs of copy time / library time
+(each against the single-threaded memcpy of its own process), and their quotient.
+`busy` prints the busy-machine table (one core kept busy,
 `eltwise bench --busy 1`): time on 2 threads / time on 1 thread, from the same run.
 """
 import argparse
@@ -38,6 +47,12 @@ sys.path.insert(0, str(REPO / "bench"))
 import doc_sections  # noqa: E402
 
 SECTION = "layout_table"
+PEERS_SECTION = "peers_table"
+# (layouts, sizes) of record-peers: the transpose also in cache, the permutations from 4 MiB.
+PEER_CASES = [(["transposed"], ["256K", "4M", "LLCx4"]),
+              (["nchw_to_nhwc", "nhwc_to_nchw", "batched_transpose"], ["4M", "LLCx4"])]
+PEER_ESIZES = {"eltwise": ["1", "2", "4", "8"], "hptt": ["4", "8"]}
+TYPE_OF_ESIZE = {1: "int8", 2: "float16", 4: "float32", 8: "float64"}
 LAYOUTS = [
     "contiguous", "inplace", "broadcast", "rows", "gathered", "gathered3", "gathered4", "transposed",
     "nchw_to_nhwc", "nhwc_to_nchw", "batched_transpose", "overlap", "overlap_cross",
@@ -93,6 +108,83 @@ def record(args):
                                           "--dtypes", *args.dtypes, "--sizes", size, "--repeats", "3"]):
                         r.update(run=run, label=label, size=size_bytes(size))
                         f.write(json.dumps(r) + "\n")
+
+
+def record_peers(args):
+    probe = bench(args.eltwise, ["--layouts", "contiguous", "--ops", "sign", "--dtypes", "int8",
+                                 "--sizes", "4K", "--min-time", "0.001", "--repeats", "1"])
+    llc = max(probe[0].get(k, 0) for k in ("l3_cache_bytes", "l2_cache_bytes"))
+    if llc == 0:
+        sys.exit("layout_table: eltwise reports no cache sizes")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a") as f, tempfile.TemporaryDirectory() as tmp:
+        for run in range(args.runs):
+            for peer, esizes in PEER_ESIZES.items():
+                for layouts, sizes in PEER_CASES:
+                    sizes = [size_name(4 * llc) if s == "LLCx4" else s for s in sizes]
+                    print(f"layout_table: run {run + 1}/{args.runs}, {peer}, {layouts}", flush=True)
+                    path = os.path.join(tmp, "out.json")
+                    subprocess.run([args.peers, "--peers", "memcpy", peer, "--threads",
+                                    str(args.threads), "--layouts", *layouts, "--sizes", *sizes,
+                                    "--esizes", *esizes, "--json", path], check=True,
+                                   stdout=subprocess.DEVNULL)
+                    with open(path) as results:
+                        for r in json.load(results):
+                            r.update(run=run, process=peer)
+                            f.write(json.dumps(r) + "\n")
+
+
+def peers_report_file(path):
+    records = [json.loads(line) for line in (REPO / path).read_text().splitlines() if line]
+    if not records:
+        raise doc_sections.SectionError(f"{path}: no records")
+    ratios = {}  # (layout, bytes, esize, peer, threads) -> [copy / peer time, one per run]
+    for r in records:
+        peer = r["peer"].split()[0].lower()  # "eltwise Sign", "HPTT", "memcpy"
+        key = (r["layout"], r["bytes"], r["esize"], peer, r["threads"])
+        ratios.setdefault(key, []).append(r["copy_seconds"] / r["seconds"])
+    threads = max(r["threads"] for r in records)
+    runs = len({r["run"] for r in records})
+    newest = records[-1]
+    out = [f"**{newest.get('cpu', 'CPU not recorded')}**, {cache_text(newest)}; `{path}`, "
+           f"{len(records)} records, {runs} run{'s' if runs > 1 else ''}, each library in a "
+           f"process of its own. Copy time / library time, both against the single-threaded "
+           f"memcpy of the same output bytes timed in that process's alternating rounds; median "
+           f"over the runs (min–max). eltwise runs Sign (a transpose fused with the op), HPTT a "
+           f"pure transposition; {threads} threads but where named.", "",
+           f"| layout | type | output | eltwise | HPTT | eltwise / HPTT | eltwise, 1 thread | "
+           f"memcpy, {threads} threads |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+
+    def cell(values):
+        return f"{statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})" \
+            if values else "—"
+    order = [lay for layouts, _ in PEER_CASES for lay in layouts]
+    cases = sorted({(k[0], k[1], k[2]) for k in ratios},
+                   key=lambda c: (order.index(c[0]) if c[0] in order else len(order), c[2], c[1]))
+    quotients, behind = [], []
+    for layout, nbytes, esize in cases:
+        mine = ratios.get((layout, nbytes, esize, "eltwise", threads), [])
+        hptt = ratios.get((layout, nbytes, esize, "hptt", threads), [])
+        quotient = "—"
+        if mine and hptt:
+            q = statistics.median(mine) / statistics.median(hptt)
+            quotients.append(q)
+            quotient = f"{q:.2f}"
+        name = next(f"{nbytes / (1 << shift):.1f} {unit}" for unit, shift in
+                    (("GiB", 30), ("MiB", 20), ("KiB", 10), ("B", 0)) if nbytes >= 1 << shift)
+        out.append(f"| {layout} | {TYPE_OF_ESIZE.get(esize, esize)} | {name} | {cell(mine)} | "
+                   f"{cell(hptt)} | {quotient} | {cell(ratios.get((layout, nbytes, esize, 'eltwise', 1), []))} | "
+                   f"{cell(ratios.get((layout, nbytes, esize, 'memcpy', threads), []))} |")
+        if quotient != "—" and quotients[-1] < 1:
+            behind.append(f"{layout} {TYPE_OF_ESIZE.get(esize, esize)} at {name} "
+                          f"({quotients[-1]:.3f})")
+    if quotients:
+        out += ["", f"eltwise against HPTT: {len(quotients) - len(behind)} of {len(quotients)} "
+                f"cases at or above HPTT's speed; quotients {min(quotients):.2f}–"
+                f"{max(quotients):.2f}, median {statistics.median(quotients):.2f}"
+                + (f"; behind: {', '.join(behind)}." if behind else ".")]
+    return out
 
 
 def cache_text(r):
@@ -173,8 +265,16 @@ def report(args):
         lines += report_file(path) + [""]
     body = "\n".join(lines).rstrip("\n")
     body = body + "\n" if body else ""
-    return doc_sections.check_or_write(doc, text, SECTION, body, "bench/layout_table.py report",
-                                       args.check)
+    status = doc_sections.check_or_write(doc, text, SECTION, body, "bench/layout_table.py report",
+                                         args.check)
+    text = doc.read_text(encoding="utf-8")
+    lines = []
+    for path in doc_sections.arguments(text, PEERS_SECTION).split():
+        lines += peers_report_file(path) + [""]
+    body = "\n".join(lines).rstrip("\n")
+    body = body + "\n" if body else ""
+    return status | doc_sections.check_or_write(doc, text, PEERS_SECTION, body,
+                                                "bench/layout_table.py report", args.check)
 
 
 def busy(args):
@@ -206,6 +306,12 @@ def main():
     p.add_argument("--sizes", nargs="+", default=SIZES)
     p.add_argument("--layouts", nargs="+", default=LAYOUTS)
     p.add_argument("--dtypes", nargs="+", default=DTYPES)
+    p = sub.add_parser("record-peers")
+    p.add_argument("--peers", required=True, help="eltwise_transpose_peers built with HPTT")
+    p.add_argument("--eltwise", default="build/default/tools/eltwise", help="for the cache sizes")
+    p.add_argument("--out", required=True)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--threads", type=int, default=2)
     p = sub.add_parser("report")
     p.add_argument("doc", nargs="?", default=str(REPO / "docs/performance.md"))
     p.add_argument("--check", action="store_true")
@@ -215,7 +321,8 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     try:
-        return {"record": record, "report": report, "busy": busy}[args.command](args) or 0
+        return {"record": record, "record-peers": record_peers, "report": report,
+                "busy": busy}[args.command](args) or 0
     except doc_sections.SectionError as error:
         print(f"layout_table: {error}", file=sys.stderr)
         return 1
