@@ -39,9 +39,9 @@
 #       runs on a glibc older than the build's.
 #   bash scripts/wheel.sh all [OUT]     every wheel and every test: build and test (python3), the
 #       same for python3.12 where one is installed (Debian has none), and build-for plus
-#       test-in-root for 3.11, 3.13, 3.14 and 3.15 on x86_64 and aarch64, then the CPython 3.11
-#       floor wheels (build-floor and test-in-old-root on x86_64 and aarch64, test on x86_64)
-#       beside OUT in floor-wheel.
+#       test-in-root for 3.11, 3.13, 3.14 and 3.15 on x86_64 and aarch64, then the floor wheels
+#       beside OUT in floor-wheel: CPython 3.11's (build-floor and test-in-old-root on x86_64 and
+#       aarch64, test on x86_64) and 3.13's to 3.15's (build-floor and test-in-root on both).
 #
 # The checks, in the clean environment: ldd of every shared object in the installed `eltwise`
 # package resolves everything, Highway, ONNX and protobuf are linked and come from the venv (the
@@ -451,6 +451,13 @@ all)
   timed bash scripts/wheel.sh test-in-old-root 3.11 x86_64 "$floor_out"
   timed bash scripts/wheel.sh build-floor 3.11 aarch64 "$floor_out"
   timed bash scripts/wheel.sh test-in-old-root 3.11 aarch64 "$floor_out"
+  # The later CPythons' floor wheels, in their Debian roots (no old-glibc root has them).
+  for arch in x86_64 aarch64; do
+    for version in 3.13 3.14 3.15; do
+      timed bash scripts/wheel.sh build-floor "$version" "$arch" "$floor_out"
+      timed bash scripts/wheel.sh test-in-root "$version" "$arch" "$floor_out"
+    done
+  done
   ls -l "$out"/wheelhouse "$floor_out"/wheelhouse
   ;;
 *)
