@@ -42,6 +42,11 @@ constexpr uint64_t kTaskBytes = uint64_t{128} << 10;
 inline int ThreadsFor(int threads, uint64_t bytes_moved) {
   return bytes_moved < kParallelBytes ? 1 : std::max(threads, 1);
 }
+// A gathered walk (strided rows copied into a tile, then the kernel) takes about twice a packed
+// walk's time per byte, so a second thread pays from about half the size: it counts its bytes
+// this many times over in ThreadsFor. Transposed tiles gained nothing from it (measured in the
+// same runs; docs/performance.md, "Threads for gathered walks").
+constexpr uint64_t kGatheredWalkWeight = 2;
 
 // Runs `plan` from `input` to `output`, both pointing at the bound buffers (the plan's offsets
 // not yet added), on up to `threads` threads.

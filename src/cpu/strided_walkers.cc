@@ -287,7 +287,8 @@ void RunGathered(const KernelTable& table, const Plan& plan, const std::byte* in
   };
   const uint64_t tasks = outer_count * a_tiles * b_tasks;
   const uint64_t bytes = plan.element_count * esize;
-  ThreadPool::Global().ParallelFor(tasks, ThreadsFor(threads, 2 * bytes), tile);
+  ThreadPool::Global().ParallelFor(tasks, ThreadsFor(threads, kGatheredWalkWeight * 2 * bytes),
+                                   tile);
 }
 
 }  // namespace eltwise::cpu
