@@ -185,28 +185,10 @@ cross_build() {  # DIR ORIG
     ldd --version | sed -n 1p"  # sed reads to the end: no SIGPIPE under pipefail
 }
 
-case "${1:-}" in
-make)
-  [ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 make DIR [amd64|arm64]" >&2; exit 2; }
-  dir=$(realpath -m "$2")
-  arch=${3:-amd64}
-  case "$arch" in
-  amd64 | arm64) ;;
-  *) echo "old_glibc_root: ARCH is amd64 or arm64, not $arch" >&2; exit 2 ;;
-  esac
-  request="$suite $arch cpython-$version-from-$source_suite-$source_package"
-  if [ "$(cat "$dir/.eltwise-root" 2>/dev/null)" = "$request" ]; then
-    echo "old_glibc_root: $dir is $request"
-    exit 0
-  fi
-  total_start=$SECONDS
-  step "fetching and checking $source_package's source from $source_suite"
-  fetch_source "$dir.sources"
-  orig=$(compgen -G "$dir.sources/${source_package}_*.orig.tar.*" | head -1)
-  if [ "$arch" != "$(dpkg --print-architecture)" ]; then
-    cross_build "$dir" "$orig"
-  else
-
+# A root of this machine's own architecture: debootstrapped, CPython built inside it, then its
+# build dependencies purged.
+native_build() {  # DIR ORIG
+  local dir=$1 orig=$2
   step "debootstrap $suite $arch into $dir"
   rm -rf "$dir"
   mkdir -p "$dir"
@@ -252,6 +234,30 @@ make)
     fi
     /usr/local/bin/python$version -c 'import ssl, ctypes, sqlite3, lzma, bz2, zlib, uuid'
     echo \"old_glibc_root: purged \$(wc -l </root/packages-build) packages; \$(ldd --version | head -1)\""
+}
+
+case "${1:-}" in
+make)
+  [ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 make DIR [amd64|arm64]" >&2; exit 2; }
+  dir=$(realpath -m "$2")
+  arch=${3:-amd64}
+  case "$arch" in
+  amd64 | arm64) ;;
+  *) echo "old_glibc_root: ARCH is amd64 or arm64, not $arch" >&2; exit 2 ;;
+  esac
+  request="$suite $arch cpython-$version-from-$source_suite-$source_package"
+  if [ "$(cat "$dir/.eltwise-root" 2>/dev/null)" = "$request" ]; then
+    echo "old_glibc_root: $dir is $request"
+    exit 0
+  fi
+  total_start=$SECONDS
+  step "fetching and checking $source_package's source from $source_suite"
+  fetch_source "$dir.sources"
+  orig=$(compgen -G "$dir.sources/${source_package}_*.orig.tar.*" | head -1)
+  if [ "$arch" != "$(dpkg --print-architecture)" ]; then
+    cross_build "$dir" "$orig"
+  else
+    native_build "$dir" "$orig"
   fi
   for lib in libhwy libonnx libprotobuf; do
     if compgen -G "$dir/usr/lib/*/$lib.so*" >/dev/null; then
