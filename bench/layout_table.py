@@ -23,17 +23,19 @@ alternate between them, so that a drift of the machine's memory bandwidth reache
 `report` writes, for each data file named in the section's begin marker
 (`<!-- layout_table: begin FILE... -->`), one table: per layout and size the median over ops and
 types of each case's median over the runs, with the minimum and maximum; for a file with two
-labels, the first against the second. `record-peers` runs `eltwise_transpose_peers` (bench/transpose_peers.cc) --runs times, each run
+labels, the first against the second. `busy` prints the busy-machine table (one core kept busy,
+`eltwise bench --busy 1`): time on 2 threads / time on 1 thread, from the same run.
+
+`record-peers` runs `eltwise_transpose_peers` (bench/transpose_peers.cc) --runs times, each run
 two processes, one library each (their OpenMP or pool threads would otherwise take the cores from
 the other): `--peers memcpy eltwise` on every element size and `--peers memcpy hptt` on 4 and 8
 bytes (HPTT has float and double only), for `transposed` in cache (256 KiB, 4 MiB) and at LLCx4,
 and the three permutations at 4 MiB and LLCx4. `report` also writes the `peers_table` section
 from the files its marker names: per case the median over the runs of copy time / library time
 (each against the single-threaded memcpy of its own process), and their quotient.
-`busy` prints the busy-machine table (one core kept busy,
-`eltwise bench --busy 1`): time on 2 threads / time on 1 thread, from the same run.
 """
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -85,18 +87,31 @@ def size_name(n):
     return str(n)
 
 
+@functools.cache
+def last_level_cache(eltwise):
+    """The last-level cache's bytes as `eltwise bench` reports them (asked once per binary)."""
+    probe = bench(eltwise, ["--layouts", "contiguous", "--ops", "sign", "--dtypes", "int8",
+                            "--sizes", "4K", "--min-time", "0.001", "--repeats", "1"])
+    llc = max(probe[0].get(k, 0) for k in ("l3_cache_bytes", "l2_cache_bytes"))
+    if llc == 0:
+        sys.exit("layout_table: the binary reports no cache sizes; give the sizes explicitly")
+    return llc
+
+
+def sizes_past_the_cache(eltwise, sizes):
+    """sizes with LLCx4 replaced by four times the last-level cache that `eltwise` reports."""
+    if "LLCx4" not in sizes:
+        return list(sizes)
+    return [size_name(4 * last_level_cache(eltwise)) if s == "LLCx4" else s for s in sizes]
+
+
 def record(args):
     binaries = []
     for spec in args.eltwise:
         label, _, path = spec.rpartition("=")
         binaries.append((label or "eltwise", path))
     # The last-level cache as the newest binary reports it (older ones may not record it).
-    probe = bench(binaries[-1][1], ["--layouts", "contiguous", "--ops", "sign", "--dtypes", "int8",
-                                    "--sizes", "4K", "--min-time", "0.001", "--repeats", "1"])
-    llc = max(probe[0].get(k, 0) for k in ("l3_cache_bytes", "l2_cache_bytes"))
-    sizes = [size_name(4 * llc) if s == "LLCx4" else s for s in args.sizes]
-    if "LLCx4" in args.sizes and llc == 0:
-        sys.exit("layout_table: the binary reports no cache sizes; give --sizes explicitly")
+    sizes = sizes_past_the_cache(binaries[-1][1], args.sizes)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a") as f:
@@ -111,18 +126,13 @@ def record(args):
 
 
 def record_peers(args):
-    probe = bench(args.eltwise, ["--layouts", "contiguous", "--ops", "sign", "--dtypes", "int8",
-                                 "--sizes", "4K", "--min-time", "0.001", "--repeats", "1"])
-    llc = max(probe[0].get(k, 0) for k in ("l3_cache_bytes", "l2_cache_bytes"))
-    if llc == 0:
-        sys.exit("layout_table: eltwise reports no cache sizes")
+    cases = [(layouts, sizes_past_the_cache(args.eltwise, sizes)) for layouts, sizes in PEER_CASES]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a") as f, tempfile.TemporaryDirectory() as tmp:
         for run in range(args.runs):
             for peer, esizes in PEER_ESIZES.items():
-                for layouts, sizes in PEER_CASES:
-                    sizes = [size_name(4 * llc) if s == "LLCx4" else s for s in sizes]
+                for layouts, sizes in cases:
                     print(f"layout_table: run {run + 1}/{args.runs}, {peer}, {layouts}", flush=True)
                     path = os.path.join(tmp, "out.json")
                     subprocess.run([args.peers, "--peers", "memcpy", peer, "--threads",
@@ -135,10 +145,15 @@ def record_peers(args):
                             f.write(json.dumps(r) + "\n")
 
 
-def peers_report_file(path):
+def read_records(path):
     records = [json.loads(line) for line in (REPO / path).read_text().splitlines() if line]
     if not records:
         raise doc_sections.SectionError(f"{path}: no records")
+    return records
+
+
+def peers_report_file(path):
+    records = read_records(path)
     ratios = {}  # (layout, bytes, esize, peer, threads) -> [copy / peer time, one per run]
     for r in records:
         peer = r["peer"].split()[0].lower()  # "eltwise Sign", "HPTT", "memcpy"
@@ -208,9 +223,7 @@ def medians(records, label):
 
 
 def report_file(path):
-    records = [json.loads(line) for line in (REPO / path).read_text().splitlines() if line]
-    if not records:
-        raise doc_sections.SectionError(f"{path}: no records")
+    records = read_records(path)
     labels = list(dict.fromkeys(r["label"] for r in records))
     sizes = sorted({r["size"] for r in records})
     layouts = [lay for lay in LAYOUTS if any(r["layout"] == lay for r in records)]
@@ -257,24 +270,19 @@ def report_file(path):
 
 
 def report(args):
+    """Writes (or checks) each section from the data files its begin marker names."""
     doc = Path(args.doc)
-    text = doc.read_text(encoding="utf-8")
-    files = doc_sections.arguments(text, SECTION).split()
-    lines = []
-    for path in files:
-        lines += report_file(path) + [""]
-    body = "\n".join(lines).rstrip("\n")
-    body = body + "\n" if body else ""
-    status = doc_sections.check_or_write(doc, text, SECTION, body, "bench/layout_table.py report",
-                                         args.check)
-    text = doc.read_text(encoding="utf-8")
-    lines = []
-    for path in doc_sections.arguments(text, PEERS_SECTION).split():
-        lines += peers_report_file(path) + [""]
-    body = "\n".join(lines).rstrip("\n")
-    body = body + "\n" if body else ""
-    return status | doc_sections.check_or_write(doc, text, PEERS_SECTION, body,
-                                                "bench/layout_table.py report", args.check)
+    status = 0
+    for name, report_one in ((SECTION, report_file), (PEERS_SECTION, peers_report_file)):
+        text = doc.read_text(encoding="utf-8")
+        lines = []
+        for path in doc_sections.arguments(text, name).split():
+            lines += report_one(path) + [""]
+        body = "\n".join(lines).rstrip("\n")
+        body = body + "\n" if body else ""
+        status |= doc_sections.check_or_write(doc, text, name, body, "bench/layout_table.py report",
+                                              args.check)
+    return status
 
 
 def busy(args):
