@@ -67,25 +67,23 @@ TEST(OpRegistry, OneEntryPerOpInOrder) {
 // The prose list of ops in the front ends' texts: every title once, in order, ", " between all
 // but the last two, the conjunction before the last.
 TEST(OpRegistry, TitlesInProse) {
-  std::string want;
-  for (int i = 0; i < kOpCount; ++i) {
-    if (i > 0) want += i == kOpCount - 1 ? " or " : ", ";
-    want += AllOps()[i].title;
-  }
-  EXPECT_EQ(OpTitles("or"), want);
+  const auto prose = [](bool onnx_only, const std::string& conjunction) {
+    std::vector<std::string> titles;
+    for (const OpInfo& info : AllOps()) {
+      if (!onnx_only || !info.onnx_versions.empty()) titles.emplace_back(info.title);
+    }
+    std::string text;
+    for (size_t i = 0; i < titles.size(); ++i) {
+      if (i > 0) text += i + 1 == titles.size() ? " " + conjunction + " " : ", ";
+      text += titles[i];
+    }
+    return text;
+  };
+  EXPECT_EQ(OpTitles("or"), prose(false, "or"));
   EXPECT_NE(OpTitles("and").find(" and " + std::string(AllOps()[kOpCount - 1].title)),
             std::string::npos);
   // The ONNX front end's texts name only the ops that have ONNX versions.
-  std::vector<std::string> onnx_titles;
-  for (const OpInfo& info : AllOps()) {
-    if (!info.onnx_versions.empty()) onnx_titles.emplace_back(info.title);
-  }
-  std::string want_onnx;
-  for (size_t i = 0; i < onnx_titles.size(); ++i) {
-    if (i > 0) want_onnx += i + 1 == onnx_titles.size() ? " and " : ", ";
-    want_onnx += onnx_titles[i];
-  }
-  EXPECT_EQ(OpTitles("and", OpsNamed::kWithOnnxVersions), want_onnx);
+  EXPECT_EQ(OpTitles("and", OpsNamed::kWithOnnxVersions), prose(true, "and"));
 }
 
 // The front ends (CLI, bench, Python) take option value 0 when none is given: it must be the

@@ -75,7 +75,6 @@ std::string SlurpText(const fs::path& path) {
   return text;
 }
 
-// Decoded oracle result of `op` ("sign" / "round") with `option` (nan policy / mode) on x.
 // The registry's entry of the CLI subcommand `op` ("sign"); every test names a registered op.
 const OpInfo& InfoOf(const std::string& op) {
   for (const OpInfo& info : AllOps()) {
@@ -91,6 +90,7 @@ std::vector<std::string> OpArguments(const std::string& op, const std::string& o
   return {op, "--" + std::string(info.option.field), option};
 }
 
+// Decoded oracle result of `op` ("sign") with `option` (a value name, "" for none) on x.
 Decoded Expect(DataType type, const std::string& op, const std::string& option, const Decoded& x) {
   const OpInfo& info = InfoOf(op);
   const auto& names = info.option.names;
