@@ -108,7 +108,7 @@ void RunHostOutOfLine(Function f, DataType type, const std::byte* in, ptrdiff_t 
                   Binding{out_low, output.total_tensor_size_in_bytes})
         .ok();
   };
-  if (Threaded(path, type, in_stride, out_stride, n, threads)) {
+  if (Threaded(path, type, in_stride, out_stride, n)) {
     try {
       if (run_threaded()) return;
     } catch (const std::bad_alloc&) {
