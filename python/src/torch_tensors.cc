@@ -1,0 +1,173 @@
+#include "torch_tensors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace eltwise::python {
+namespace {
+
+// What the reads compare against and the attribute names they use (interned: a name made for
+// each read would be most of a read's cost), from the torch module; set once under the GIL and
+// leaked like g_numpy (it must outlive every call).
+struct TorchObjects {
+  PyObject* tensor_type = nullptr;
+  PyObject* strided = nullptr;
+  PyObject* empty_like = nullptr;
+  std::vector<std::pair<PyObject*, DataType>> dtypes;  // torch.float32 -> kFloat32, ...
+  PyObject* is_cpu = nullptr;
+  PyObject* layout = nullptr;
+  PyObject* requires_grad = nullptr;
+  PyObject* is_nested = nullptr;
+  PyObject* is_neg = nullptr;
+  PyObject* resolve_neg = nullptr;
+  PyObject* dtype = nullptr;
+  PyObject* shape = nullptr;
+  PyObject* stride = nullptr;
+  PyObject* data_ptr = nullptr;
+};
+TorchObjects* g_torch = nullptr;
+
+PyObject* Interned(const char* name) {
+  PyObject* s = PyUnicode_InternFromString(name);
+  if (s == nullptr) throw py::error_already_set();
+  return s;
+}
+
+// The torch module's objects, or nullptr when torch is not in sys.modules.
+const TorchObjects* LoadedTorch() {
+  if (g_torch != nullptr) return g_torch;
+  const py::str name("torch");
+  PyObject* found = PyImport_GetModule(name.ptr());
+  if (found == nullptr) {
+    if (PyErr_Occurred() != nullptr) throw py::error_already_set();
+    return nullptr;
+  }
+  const auto torch = py::reinterpret_steal<py::module_>(found);
+  auto* t = new TorchObjects;
+  const auto attribute = [&](const char* a) { return py::object(torch.attr(a)).release().ptr(); };
+  t->tensor_type = attribute("Tensor");
+  t->strided = attribute("strided");
+  t->empty_like = attribute("empty_like");
+  constexpr std::pair<const char*, DataType> kTypes[] = {
+      {"float16", DataType::kFloat16}, {"bfloat16", DataType::kBFloat16},
+      {"float32", DataType::kFloat32}, {"float64", DataType::kFloat64},
+      {"int8", DataType::kInt8},       {"int16", DataType::kInt16},
+      {"int32", DataType::kInt32},     {"int64", DataType::kInt64},
+      {"uint8", DataType::kUInt8},     {"uint16", DataType::kUInt16},
+      {"uint32", DataType::kUInt32},   {"uint64", DataType::kUInt64}};
+  for (const auto& [type_name, type] : kTypes) {
+    if (py::hasattr(torch, type_name)) t->dtypes.emplace_back(attribute(type_name), type);
+  }
+  t->is_cpu = Interned("is_cpu");
+  t->layout = Interned("layout");
+  t->requires_grad = Interned("requires_grad");
+  t->is_nested = Interned("is_nested");
+  t->is_neg = Interned("is_neg");
+  t->resolve_neg = Interned("resolve_neg");
+  t->dtype = Interned("dtype");
+  t->shape = Interned("shape");
+  t->stride = Interned("stride");
+  t->data_ptr = Interned("data_ptr");
+  g_torch = t;
+  return g_torch;
+}
+
+py::object Get(PyObject* x, PyObject* name) {
+  PyObject* value = PyObject_GetAttr(x, name);
+  if (value == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(value);
+}
+
+py::object Call(PyObject* x, PyObject* name) {
+  PyObject* value = PyObject_CallMethodNoArgs(x, name);
+  if (value == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(value);
+}
+
+int64_t Int(PyObject* x) {
+  const long long value = PyLong_AsLongLong(x);
+  if (value == -1 && PyErr_Occurred() != nullptr) throw py::error_already_set();
+  return value;
+}
+
+std::byte* DataPointer(PyObject* tensor) {
+  const py::object p = Call(tensor, g_torch->data_ptr);
+  const unsigned long long address = PyLong_AsUnsignedLongLong(p.ptr());
+  if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred() != nullptr) {
+    throw py::error_already_set();
+  }
+  return reinterpret_cast<std::byte*>(static_cast<uintptr_t>(address));
+}
+
+}  // namespace
+
+bool IsTorchTensor(PyObject* x) {
+  if (std::strcmp(Py_TYPE(x)->tp_name, "Tensor") != 0) return false;
+  const TorchObjects* torch = LoadedTorch();
+  return torch != nullptr && reinterpret_cast<PyObject*>(Py_TYPE(x)) == torch->tensor_type;
+}
+
+std::optional<Operand> FromTorchHost(PyObject* x, const char* name) {
+  if (!IsTorchTensor(x)) return std::nullopt;
+  const TorchObjects& t = *g_torch;
+  const bool on_cpu = Get(x, t.is_cpu).ptr() == Py_True;
+  if (Call(x, t.is_neg).ptr() != Py_False) {
+    // A negative view's memory holds the negated values; PyTorch's __dlpack__ exports that memory
+    // as it lies (2.15), so nothing may read or write such a tensor's bytes as its values.
+    const std::string n = name;
+    if (n == "x" && on_cpu) {
+      const py::object values = Call(x, t.resolve_neg);  // a copy holding the values
+      std::optional<Operand> o = FromTorchHost(values.ptr(), name);
+      if (o) return o;
+    }
+    throw py::value_error(
+        n + " is a PyTorch tensor with the negative bit set (is_neg(): a view whose memory holds " +
+        "the negated values); eltwise reads and writes memory as it lies: pass " +
+        (n == "x" ? n + ".resolve_neg()" : std::string("a tensor without it")));
+  }
+  if (!on_cpu || Get(x, t.layout).ptr() != t.strided || Get(x, t.requires_grad).ptr() != Py_False ||
+      Get(x, t.is_nested).ptr() != Py_False) {
+    return std::nullopt;
+  }
+  Operand o;
+  const py::object dtype = Get(x, t.dtype);
+  const auto known = std::find_if(t.dtypes.begin(), t.dtypes.end(),
+                                  [&](const auto& entry) { return entry.first == dtype.ptr(); });
+  if (known == t.dtypes.end()) return std::nullopt;
+  o.type = known->second;
+  const py::object shape = Get(x, t.shape);
+  const py::object strides = Call(x, t.stride);
+  if (!PyTuple_Check(shape.ptr()) || !PyTuple_Check(strides.ptr()) ||
+      PyTuple_GET_SIZE(shape.ptr()) != PyTuple_GET_SIZE(strides.ptr())) {
+    return std::nullopt;
+  }
+  const auto rank = static_cast<size_t>(PyTuple_GET_SIZE(shape.ptr()));
+  o.sizes.resize(rank);
+  o.strides.resize(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t size = Int(PyTuple_GET_ITEM(shape.ptr(), static_cast<Py_ssize_t>(i)));
+    if (size < 0) return std::nullopt;
+    o.sizes[i] = static_cast<uint64_t>(size);
+    o.strides[i] = Int(PyTuple_GET_ITEM(strides.ptr(), static_cast<Py_ssize_t>(i)));
+  }
+  o.object = py::reinterpret_borrow<py::object>(x);
+  o.origin = DataPointer(x);  // element (0, ..., 0): the storage's address plus the offset
+  o.place = {DeviceKind::kCpu, 0};
+  o.writable = true;
+  return o;
+}
+
+py::object TorchEmptyLike(py::handle x) {
+  const TorchObjects* torch = LoadedTorch();
+  if (torch == nullptr) return py::module_::import("torch").attr("empty_like")(x);
+  PyObject* result = PyObject_CallOneArg(torch->empty_like, x.ptr());
+  if (result == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(result);
+}
+
+std::byte* TorchDataPointer(py::handle tensor) { return DataPointer(tensor.ptr()); }
+
+}  // namespace eltwise::python
