@@ -23,12 +23,6 @@ struct Interned {
 };
 Interned* g_interned = nullptr;  // created at import, kept for the process
 
-PyObject* Intern(std::string_view text) {
-  PyObject* s = PyUnicode_InternFromString(std::string(text).c_str());
-  if (s == nullptr) throw py::error_already_set();
-  return s;  // a new reference, kept for the module's lifetime
-}
-
 bool SameName(PyObject* name, PyObject* interned) {
   return name == interned || PyUnicode_Compare(name, interned) == 0;
 }
@@ -194,6 +188,12 @@ Arguments ParseArguments(const char* function, PyObject* option_name, PyObject* 
 }
 
 }  // namespace
+
+PyObject* Intern(std::string_view text) {
+  PyObject* s = PyUnicode_InternFromString(std::string(text).c_str());
+  if (s == nullptr) throw py::error_already_set();
+  return s;  // a new reference, kept for the module's lifetime
+}
 
 void InternNames() {
   auto* n = new Interned();

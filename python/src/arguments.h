@@ -35,6 +35,10 @@ struct Call {
   Request request;
 };
 
+// `text` as an interned str: a new reference, kept by the caller for the module's lifetime.
+// Python's own attribute and keyword names are interned, so lookups with one compare pointers.
+PyObject* Intern(std::string_view text);
+
 // Interns the argument and option names of every registry op; once, at import.
 void InternNames();
 

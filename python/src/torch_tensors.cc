@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "arguments.h"
+
 namespace eltwise::python {
 namespace {
 
@@ -29,12 +31,6 @@ struct TorchObjects {
   PyObject* data_ptr = nullptr;
 };
 TorchObjects* g_torch = nullptr;
-
-PyObject* Interned(const char* name) {
-  PyObject* s = PyUnicode_InternFromString(name);
-  if (s == nullptr) throw py::error_already_set();
-  return s;
-}
 
 // The torch module's objects, or nullptr when torch is not in sys.modules.
 const TorchObjects* LoadedTorch() {
@@ -61,16 +57,16 @@ const TorchObjects* LoadedTorch() {
   for (const auto& [type_name, type] : kTypes) {
     if (py::hasattr(torch, type_name)) t->dtypes.emplace_back(attribute(type_name), type);
   }
-  t->is_cpu = Interned("is_cpu");
-  t->layout = Interned("layout");
-  t->requires_grad = Interned("requires_grad");
-  t->is_nested = Interned("is_nested");
-  t->is_neg = Interned("is_neg");
-  t->resolve_neg = Interned("resolve_neg");
-  t->dtype = Interned("dtype");
-  t->shape = Interned("shape");
-  t->stride = Interned("stride");
-  t->data_ptr = Interned("data_ptr");
+  t->is_cpu = Intern("is_cpu");
+  t->layout = Intern("layout");
+  t->requires_grad = Intern("requires_grad");
+  t->is_nested = Intern("is_nested");
+  t->is_neg = Intern("is_neg");
+  t->resolve_neg = Intern("resolve_neg");
+  t->dtype = Intern("dtype");
+  t->shape = Intern("shape");
+  t->stride = Intern("stride");
+  t->data_ptr = Intern("data_ptr");
   g_torch = t;
   return g_torch;
 }
@@ -81,7 +77,7 @@ py::object Get(PyObject* x, PyObject* name) {
   return py::reinterpret_steal<py::object>(value);
 }
 
-py::object Call(PyObject* x, PyObject* name) {
+py::object CallMethod(PyObject* x, PyObject* name) {
   PyObject* value = PyObject_CallMethodNoArgs(x, name);
   if (value == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(value);
@@ -94,7 +90,7 @@ int64_t Int(PyObject* x) {
 }
 
 std::byte* DataPointer(PyObject* tensor) {
-  const py::object p = Call(tensor, g_torch->data_ptr);
+  const py::object p = CallMethod(tensor, g_torch->data_ptr);
   const unsigned long long address = PyLong_AsUnsignedLongLong(p.ptr());
   if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred() != nullptr) {
     throw py::error_already_set();
@@ -114,12 +110,12 @@ std::optional<Operand> FromTorchHost(PyObject* x, const char* name) {
   if (!IsTorchTensor(x)) return std::nullopt;
   const TorchObjects& t = *g_torch;
   const bool on_cpu = Get(x, t.is_cpu).ptr() == Py_True;
-  if (Call(x, t.is_neg).ptr() != Py_False) {
+  if (CallMethod(x, t.is_neg).ptr() != Py_False) {
     // A negative view's memory holds the negated values; PyTorch's __dlpack__ exports that memory
     // as it lies (2.15), so nothing may read or write such a tensor's bytes as its values.
     const std::string n = name;
     if (n == "x" && on_cpu) {
-      const py::object values = Call(x, t.resolve_neg);  // a copy holding the values
+      const py::object values = CallMethod(x, t.resolve_neg);  // a copy holding the values
       std::optional<Operand> o = FromTorchHost(values.ptr(), name);
       if (o) return o;
     }
@@ -139,7 +135,7 @@ std::optional<Operand> FromTorchHost(PyObject* x, const char* name) {
   if (known == t.dtypes.end()) return std::nullopt;
   o.type = known->second;
   const py::object shape = Get(x, t.shape);
-  const py::object strides = Call(x, t.stride);
+  const py::object strides = CallMethod(x, t.stride);
   if (!PyTuple_Check(shape.ptr()) || !PyTuple_Check(strides.ptr()) ||
       PyTuple_GET_SIZE(shape.ptr()) != PyTuple_GET_SIZE(strides.ptr())) {
     return std::nullopt;
