@@ -125,12 +125,17 @@ def test_negative_views():
 
 
 def test_what_the_direct_read_declines():
-    """A subclass and a tensor that requires grad take the DLPack route."""
+    """A subclass, a sparse tensor and tensors that require grad take the DLPack route."""
     x = torch.tensor([-2.5, -0.5, 0.0, 0.5, 2.5])
     grad = x.clone().requires_grad_()
     with pytest.raises(BufferError, match="require gradient"):  # PyTorch's own refusal to export it
         eltwise.sign(grad)
     assert_bits_equal(eltwise.sign(grad.detach()).numpy(), expected_sign(x.numpy()))
+
+    with pytest.raises(BufferError, match="require gradient"):
+        eltwise.sign(x, out=torch.zeros(5, requires_grad=True))
+    with pytest.raises(BufferError, match="layout other than torch.strided"):
+        eltwise.sign(x.to_sparse())
 
     class Sub(torch.Tensor):
         pass
