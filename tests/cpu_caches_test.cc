@@ -7,8 +7,11 @@
 
 #include <filesystem>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "cpu/cache_tuning.h"
+#include "cpu/kernel_dispatch.h"
 #include "eltwise/info.h"
 
 namespace eltwise::cpu {
@@ -165,6 +168,42 @@ TEST(CacheTuning, OneThreadStreamingOnTheFamilyItWasMeasuredOn) {
   EXPECT_FALSE(with("", 0, 0));  // not x86
 }
 
+// f16 Round on AVX2 in the integer domain: measured faster on Zen 3 (AMD family 25); F16C was
+// faster on Intel. Family 25's AVX-512 models (Zen 4) run the AVX3 table, which the flag does not
+// touch.
+TEST(CacheTuning, F16RoundInIntegersOnTheFamilyItWasMeasuredOn) {
+  auto with = [](const char* vendor, unsigned family, unsigned model) {
+    CpuCaches caches = Caches(32 * KiB, 512 * KiB, 32 * MiB);
+    caches.x86_vendor = vendor;
+    caches.x86_family = family;
+    caches.x86_model = model;
+    return TuningFor(caches).f16_round_in_integers;
+  };
+  EXPECT_TRUE(with("AuthenticAMD", 25, 1));
+  EXPECT_TRUE(with("AuthenticAMD", 25, 33));
+  EXPECT_FALSE(with("AuthenticAMD", 23, 49));  // Zen 2: not measured
+  EXPECT_FALSE(with("GenuineIntel", 6, 85));
+  EXPECT_FALSE(with("", 0, 0));  // not x86
+}
+
+// Where AVX2 is this CPU's best target, the backend runs its f16-integer table exactly where the
+// tuning says so (both tables are checked against the oracle by the kernel tests).
+TEST(CacheTuning, BestTableFollowsTheF16RoundRoute) {
+  const std::vector<NamedKernelTable> tables = AvailableKernelTables();
+  std::string_view best;
+  const KernelTable* avx2 = nullptr;
+  const KernelTable* integers = nullptr;
+  for (const NamedKernelTable& t : tables) {  // worst to best
+    if (!t.variant) best = t.name;
+    if (t.name == "AVX2") avx2 = t.table;
+    if (t.name == "AVX2_F16RoundInIntegers") integers = t.table;
+  }
+  if (best != "AVX2") GTEST_SKIP() << "the best target here is " << best;
+  ASSERT_NE(avx2, nullptr);
+  ASSERT_NE(integers, nullptr);
+  EXPECT_EQ(&BestKernelTable(), MachineTuning().f16_round_in_integers ? integers : avx2);
+}
+
 TEST(CacheTuning, MachineTuningIsThisMachinesDerivation) {
   const CacheTuning want = TuningFor(MachineCaches());
   const CacheTuning& got = MachineTuning();
@@ -172,6 +211,7 @@ TEST(CacheTuning, MachineTuningIsThisMachinesDerivation) {
   EXPECT_EQ(got.stream_output_bytes, want.stream_output_bytes);
   EXPECT_EQ(got.stream_scattered_output_bytes, want.stream_scattered_output_bytes);
   EXPECT_EQ(got.stream_one_thread_past_last_level, want.stream_one_thread_past_last_level);
+  EXPECT_EQ(got.f16_round_in_integers, want.f16_round_in_integers);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ CacheTuning TuningFor(const CpuCaches& caches) {
       std::min(tuning.stream_output_bytes, caches.l2_bytes != 0 ? 4 * caches.l2_bytes : last / 16);
   tuning.stream_one_thread_past_last_level =
       caches.x86_vendor == "AuthenticAMD" && caches.x86_family == 25 && caches.x86_model < 16;
+  tuning.f16_round_in_integers = caches.x86_vendor == "AuthenticAMD" && caches.x86_family == 25;
   return tuning;
 }
 

@@ -27,6 +27,7 @@ Expected<std::shared_ptr<const Backend>> OpenCpu(const DeviceOptions& device_opt
 void DescribeCpu(SystemInfo& info) {
   const std::vector<NamedKernelTable> tables = AvailableKernelTables();
   for (auto it = tables.rbegin(); it != tables.rend(); ++it) {
+    if (it->variant) continue;  // a route of a target listed already
     info.cpu_targets.emplace_back(it->name);
     // Highway's SCALAR and EMU128 targets are portable C++ without vector instructions.
     if (it->name != "reference" && it->name != "SCALAR" && it->name != "EMU128")

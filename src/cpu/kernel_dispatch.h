@@ -12,12 +12,16 @@ namespace eltwise {
 struct NamedKernelTable {
   std::string_view name;  // "reference", or the SIMD target ("AVX2", "AVX3", ...)
   const KernelTable* table;
+  // A target's second table, with another route where the faster one depends on the CPU (AVX2:
+  // f16 Round in the integer domain, CacheTuning::f16_round_in_integers); its name says which.
+  bool variant = false;
 };
 // Every kernel table this build has that this CPU can run: the reference table first, then one per
-// compiled SIMD target. Tests run against each.
+// compiled SIMD target (and its variants). Tests run against each.
 std::vector<NamedKernelTable> AvailableKernelTables();
 // The table production code runs: the best SIMD target this CPU supports (Highway dynamic
-// dispatch), or the reference table in a build without SIMD.
+// dispatch; the target's variant where this CPU's tuning picks it), or the reference table in a
+// build without SIMD.
 const KernelTable& BestKernelTable();
 
 }  // namespace eltwise

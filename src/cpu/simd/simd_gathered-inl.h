@@ -98,10 +98,10 @@ void GatheredVector(const std::byte* in, std::byte* out, size_t n) {
   ScalarGather<Functor, T, kStride>(in, out, n);
 }
 
-template <size_t kStride>
+template <size_t kStride, bool kF16RoundInIntegers>
 void FillGatheredKernels(KernelTable& table) {
   static_assert(kStride >= kMinGatherStride && kStride <= kMaxGatherStride);
-  ForEachVectorEntry([&]<class Op, class Tail, class T>(size_t f, size_t t) {
+  ForEachVectorEntry<kF16RoundInIntegers>([&]<class Op, class Tail, class T>(size_t f, size_t t) {
     table.gathered[f][t][kStride - kMinGatherStride] = &GatheredVector<Op, Tail, T, kStride>;
   });
 }

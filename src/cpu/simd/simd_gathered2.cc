@@ -12,6 +12,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise::HWY_NAMESPACE {
-template void FillGatheredKernels<2>(KernelTable& table);
+template void FillGatheredKernels<2, false>(KernelTable& table);
+template void FillGatheredKernels<2, true>(KernelTable& table);
 }  // namespace eltwise::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

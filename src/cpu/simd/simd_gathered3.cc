@@ -12,6 +12,7 @@
 
 HWY_BEFORE_NAMESPACE();
 namespace eltwise::HWY_NAMESPACE {
-template void FillGatheredKernels<3>(KernelTable& table);
+template void FillGatheredKernels<3, false>(KernelTable& table);
+template void FillGatheredKernels<3, true>(KernelTable& table);
 }  // namespace eltwise::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "cpu/cache_tuning.h"
 #include "cpu/kernel_dispatch.h"
 #include "cpu/reference_kernels.h"
 #include "ref/functors.h"
@@ -25,13 +26,15 @@ namespace eltwise {
 struct TargetTable {
   int64_t target;
   const KernelTable* (*get)();
+  const char* variant;  // nullptr: the target's table; else a second one's name
 };
 std::vector<TargetTable>& TargetTables() {
   static std::vector<TargetTable> tables;  // function-local: complete before any registration
   return tables;
 }
-bool RegisterTargetTable(int64_t target, const KernelTable* (*get)()) {
-  TargetTables().push_back({target, get});
+bool RegisterTargetTable(int64_t target, const KernelTable* (*get)(),
+                         const char* variant = nullptr) {
+  TargetTables().push_back({target, get, variant});
   return true;
 }
 }  // namespace eltwise
@@ -195,10 +198,11 @@ void CopyKernelT(const std::byte* in, std::byte* out, size_t n) {
   CopyKernel(in, out, n, sizeof(T));
 }
 
+template <bool kF16RoundInIntegers>
 KernelTable MakeTable() {
   KernelTable table = ReferenceKernels();  // entries without a vector form on this target stay
   table.pattern_fill = &PatternFill;
-  ForEachVectorEntry([&]<class Op, class Tail, class T>(size_t f, size_t t) {
+  ForEachVectorEntry<kF16RoundInIntegers>([&]<class Op, class Tail, class T>(size_t f, size_t t) {
     if constexpr (std::is_same_v<Tail, CopyFunctor>) {
       table.contiguous[f][t] = &CopyKernelT<T>;
     } else {
@@ -206,16 +210,33 @@ KernelTable MakeTable() {
       table.contiguous_stream[f][t] = &VectorKernelStream<Op, Tail, T>;
     }
   });
-  FillTransposedKernels(table);
-  FillGatheredKernels<2>(table);
-  FillGatheredKernels<3>(table);
-  FillGatheredKernels<4>(table);
+  FillTransposedKernels<kF16RoundInIntegers>(table);
+  FillGatheredKernels<2, kF16RoundInIntegers>(table);
+  FillGatheredKernels<3, kF16RoundInIntegers>(table);
+  FillGatheredKernels<4, kF16RoundInIntegers>(table);
   return table;
 }
 
-const KernelTable* GetTable() {
-  static const KernelTable table = MakeTable();
+const KernelTable* GetTargetTable() {
+  static const KernelTable table = MakeTable<false>();
   return &table;
+}
+
+#if ELTWISE_HWY_F16_ROUND_ROUTES
+// The same with f16 Round in the integer domain, the route CacheTuning::f16_round_in_integers
+// picks on CPUs whose F16C conversions are slow.
+const KernelTable* GetF16IntegerTable() {
+  static const KernelTable table = MakeTable<true>();
+  return &table;
+}
+#endif
+
+// The table this CPU runs on this target.
+const KernelTable* GetTable() {
+#if ELTWISE_HWY_F16_ROUND_ROUTES
+  if (cpu::MachineTuning().f16_round_in_integers) return GetF16IntegerTable();
+#endif
+  return GetTargetTable();
 }
 
 }  // namespace HWY_NAMESPACE
@@ -225,7 +246,11 @@ HWY_AFTER_NAMESPACE();
 // This target's table, for AvailableKernelTables; registered outside the target's code region so
 // that the static initializer uses no instruction of the target.
 namespace eltwise::HWY_NAMESPACE {
-[[maybe_unused]] const bool kTableRegistered = RegisterTargetTable(HWY_TARGET, &GetTable);
+[[maybe_unused]] const bool kTableRegistered = RegisterTargetTable(HWY_TARGET, &GetTargetTable);
+#if ELTWISE_HWY_F16_ROUND_ROUTES
+[[maybe_unused]] const bool kF16IntegerTableRegistered =
+    RegisterTargetTable(HWY_TARGET, &GetF16IntegerTable, "AVX2_F16RoundInIntegers");
+#endif
 }  // namespace eltwise::HWY_NAMESPACE
 
 #if HWY_ONCE
@@ -250,7 +275,13 @@ std::vector<NamedKernelTable> AvailableKernelTables() {
   // Highway's lower target bits are the better targets; list them worst to best.
   std::sort(targets.begin(), targets.end(),
             [](const TargetTable& a, const TargetTable& b) { return a.target > b.target; });
-  for (const TargetTable& t : targets) tables.push_back({hwy::TargetName(t.target), t.get()});
+  for (const TargetTable& t : targets) {
+    if (t.variant == nullptr) {
+      tables.push_back({hwy::TargetName(t.target), t.get(), /*variant=*/false});
+    } else {
+      tables.push_back({t.variant, t.get(), /*variant=*/true});
+    }
+  }
   return tables;
 }
 

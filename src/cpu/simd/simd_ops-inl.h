@@ -59,6 +59,14 @@ namespace hn = hwy::HWY_NAMESPACE;
 #else
 #define ELTWISE_HWY_NATIVE_F16 0
 #endif
+// Targets with two f16 Round routes whose order depends on the microarchitecture: AVX2, where
+// F16C's conversions are fast on some CPUs and slow on others (OpFor<RoundFunctor, float16_t>).
+#undef ELTWISE_HWY_F16_ROUND_ROUTES
+#if HWY_TARGET == HWY_AVX2
+#define ELTWISE_HWY_F16_ROUND_ROUTES 1
+#else
+#define ELTWISE_HWY_F16_ROUND_ROUTES 0
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // Vector operations. Each has `Lane` (the lane type it works on, same size as the storage type)
@@ -152,6 +160,41 @@ HWY_INLINE hn::Vec<DI> FixSubnormal(DI di, hn::Vec<DI> b, hn::Vec<DI> r) {
 //   1023.5 -> 1024). The sign bit is put back last.
 // The arithmetic is on unsigned lanes (lanes that are replaced afterwards may wrap, e.g. NaN
 // magnitudes + 1); compares read a <= 0x7FFF as signed, which orders it the same way.
+// 0x3FF >> (e - 15), e = a >> 10, for the lanes with e in [15, 24] (other lanes: any value; the
+// caller replaces them). On x86 without AVX-512 a 16-bit variable shift is emulated (Highway
+// 1.0.3: through f32 conversions and a multiply, about a dozen instructions), so there the mask
+// is looked up instead, a byte at a time: two byte shuffles of 16-entry tables.
+template <class DU>
+HWY_INLINE hn::Vec<DU> F16FractionMask(DU du, hn::Vec<DU> a) {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4
+  alignas(16) static constexpr uint8_t kLow[16] = {0xFF, 0xFF, 0xFF, 0x7F, 0x3F, 0x1F, 0x0F, 0x07,
+                                                   0x03, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+  alignas(16) static constexpr uint8_t kHigh[16] = {0x03, 0x01};
+  const hn::Repartition<uint8_t, DU> d8;
+  // The table in every 128-bit block of the index's vector (byte shuffles work within blocks;
+  // Highway zero-extends a 128-bit table to 256 bits), whole for vectors of 128 bits or less.
+  const auto table = [&](const uint8_t* bytes) {
+    if constexpr (hn::MaxLanes(d8) > 16) {
+      return hn::LoadDup128(d8, bytes);
+    } else {
+      return hn::Load(hn::Full128<uint8_t>(), bytes);
+    }
+  };
+  // e - 15 in each lane's low byte (the high byte is 0, or 0xFF where e < 15); x86's byte shuffle
+  // reads an index's low 4 bits, or gives 0 when its top bit is set.
+  const auto index = hn::Sub(hn::ShiftRight<10>(a), hn::Set(du, 15));
+  const auto low = hn::BitCast(du, hn::TableLookupBytes(table(kLow), hn::BitCast(d8, index)));
+  const auto high =
+      hn::BitCast(du, hn::TableLookupBytes(table(kHigh), hn::BitCast(d8, hn::ShiftLeft<8>(index))));
+  return hn::Or(hn::And(low, hn::Set(du, 0x00FF)), hn::And(high, hn::Set(du, 0xFF00)));
+#else
+  // Clamped so that no lane shifts by its width or more (an oversized shift is undefined on the
+  // scalar target); e < 15 wraps to a large count and is clamped too.
+  const auto count = hn::Min(hn::Sub(hn::ShiftRight<10>(a), hn::Set(du, 15)), hn::Set(du, 15));
+  return hn::Shr(hn::Set(du, 0x3FF), count);
+#endif
+}
+
 template <RoundingMode kMode>
 struct RoundF16IntOp {
   using Lane = int16_t;
@@ -163,11 +206,7 @@ struct RoundF16IntOp {
     const auto a = hn::And(hn::BitCast(du, b), abs_mask);
     const auto a_signed = hn::BitCast(d, a);
     const auto one = hn::Set(du, 0x3C00);
-    // e - 15, clamped so that no lane shifts by its width or more (lanes outside [15, 24] are
-    // replaced below, but an oversized shift is undefined on the scalar target); e < 15 wraps
-    // to a large count and is clamped too.
-    const auto count = hn::Min(hn::Sub(hn::ShiftRight<10>(a), hn::Set(du, 15)), hn::Set(du, 15));
-    const auto frac = hn::Shr(hn::Set(du, 0x3FF), count);
+    const auto frac = F16FractionMask(du, a);
     hn::Vec<decltype(du)> mid, small;
     if constexpr (kMode == RoundingMode::kHalvesToNearestEven) {
       // + (half - 1) + the integer's lowest bit (unit = frac + 1): ties go to the even neighbour.
@@ -340,7 +379,8 @@ struct OpFor<RoundFunctor<kMode>, bfloat16_t> {
 // faster in the integer domain; the integer domain on targets without F16C (SSSE3 excepted: its
 // 16-bit variable shift in Highway 1.0.3 needs SSE4.1, so it keeps the reference loop).
 // Chosen by measurement of the kernels (eltwise_benchmark, kernel/<target>/Round*/float16) on
-// x86-64; see docs/performance.md.
+// x86-64; see docs/performance.md. On AVX2 the other route has a table of its own too
+// (ForEachVectorEntry<true>), run where CacheTuning::f16_round_in_integers says so.
 template <RoundingMode kMode>
 struct OpFor<RoundFunctor<kMode>, float16_t> {
 #if ELTWISE_HWY_EXPLICIT_ROUND && ELTWISE_HWY_NATIVE_F16
@@ -386,17 +426,32 @@ struct VectorImpl<Functor, T, true> {
   using Tail = CopyFunctor;
 };
 
+// VectorImpl's op, or with kF16RoundInIntegers on a target with both f16 Round routes, the
+// integer domain's for f16 Round.
+template <bool kF16RoundInIntegers, class Functor, class T, class Op>
+struct RoutedOp {
+  using type = Op;
+};
+#if ELTWISE_HWY_F16_ROUND_ROUTES
+template <RoundingMode kMode, class Op>
+struct RoutedOp<true, RoundFunctor<kMode>, float16_t, Op> {
+  using type = RoundF16IntOp<kMode>;
+};
+#endif
+
 // Calls fill.template operator()<Op, Tail, Storage>(f, t) for every (function, type) index pair
-// whose VectorImpl has an op on this target.
-template <class Fill>
+// whose VectorImpl has an op on this target (f16 Round in the integer domain with
+// kF16RoundInIntegers, where the target has both routes).
+template <bool kF16RoundInIntegers = false, class Fill>
 HWY_INLINE void ForEachVectorEntry(Fill&& fill) {
-#define ELTWISE_SIMD_TYPE(e, T, name)                                                           \
-  {                                                                                             \
-    using Impl = VectorImpl<F, T>;                                                              \
-    if constexpr (!std::is_void_v<typename Impl::Op>) {                                         \
-      fill.template operator()<typename Impl::Op, typename Impl::Tail, typename Impl::Storage>( \
-          f, static_cast<size_t>(DataType::e));                                                 \
-    }                                                                                           \
+#define ELTWISE_SIMD_TYPE(e, T, name)                                                 \
+  {                                                                                   \
+    using Impl = VectorImpl<F, T>;                                                    \
+    using Op = typename RoutedOp<kF16RoundInIntegers, F, T, typename Impl::Op>::type; \
+    if constexpr (!std::is_void_v<Op>) {                                              \
+      fill.template operator()<Op, typename Impl::Tail, typename Impl::Storage>(      \
+          f, static_cast<size_t>(DataType::e));                                       \
+    }                                                                                 \
   }
 #define ELTWISE_SIMD_FUNCTION(fe, Functor, ...)         \
   {                                                     \
@@ -409,9 +464,11 @@ HWY_INLINE void ForEachVectorEntry(Fill&& fill) {
 #undef ELTWISE_SIMD_TYPE
 }
 
-// Each kernel family's translation unit fills its entries of this target's table.
-void FillTransposedKernels(KernelTable& table);  // simd_transposed.cc
-template <size_t kStride>                        // simd_gathered<kStride>.cc
+// Each kernel family's translation unit fills its entries of this target's table (with the f16
+// Round route of ForEachVectorEntry<kF16RoundInIntegers>).
+template <bool kF16RoundInIntegers>
+void FillTransposedKernels(KernelTable& table);      // simd_transposed.cc
+template <size_t kStride, bool kF16RoundInIntegers>  // simd_gathered<kStride>.cc
 void FillGatheredKernels(KernelTable& table);
 
 }  // namespace HWY_NAMESPACE

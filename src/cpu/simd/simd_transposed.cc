@@ -451,15 +451,19 @@ void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, 
 
 #endif  // ELTWISE_HWY_TRANSPOSE
 
+template <bool kF16RoundInIntegers>
 void FillTransposedKernels(KernelTable& table) {
 #if ELTWISE_HWY_TRANSPOSE
-  ForEachVectorEntry([&]<class Op, class Tail, class T>(size_t f, size_t t) {
+  ForEachVectorEntry<kF16RoundInIntegers>([&]<class Op, class Tail, class T>(size_t f, size_t t) {
     table.transposed[f][t] = &TransposedVector<Op, Tail, T>;
   });
 #else
   (void)table;  // the reference entries stay
 #endif
 }
+
+template void FillTransposedKernels<false>(KernelTable& table);
+template void FillTransposedKernels<true>(KernelTable& table);
 
 }  // namespace HWY_NAMESPACE
 }  // namespace eltwise
