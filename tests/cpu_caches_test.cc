@@ -150,15 +150,20 @@ TEST(CacheTuning, TileEdgesFitL1dAndTheStreamBuffer) {
   }
 }
 
+// The tuning of a CPU with Zen 3's caches and the given x86 identity.
+CacheTuning TuningOfCpu(const char* vendor, unsigned family, unsigned model) {
+  CpuCaches caches = Caches(32 * KiB, 512 * KiB, 32 * MiB);
+  caches.x86_vendor = vendor;
+  caches.x86_family = family;
+  caches.x86_model = model;
+  return TuningFor(caches);
+}
+
 // Non-temporal stores on one thread past the last level: measured to gain on Zen 3 EPYC (AMD
 // family 25, models 0-15) only.
 TEST(CacheTuning, OneThreadStreamingOnTheFamilyItWasMeasuredOn) {
   auto with = [](const char* vendor, unsigned family, unsigned model) {
-    CpuCaches caches = Caches(32 * KiB, 512 * KiB, 32 * MiB);
-    caches.x86_vendor = vendor;
-    caches.x86_family = family;
-    caches.x86_model = model;
-    return TuningFor(caches).stream_one_thread_past_last_level;
+    return TuningOfCpu(vendor, family, model).stream_one_thread_past_last_level;
   };
   EXPECT_TRUE(with("AuthenticAMD", 25, 1));
   EXPECT_TRUE(with("AuthenticAMD", 25, 15));
@@ -173,11 +178,7 @@ TEST(CacheTuning, OneThreadStreamingOnTheFamilyItWasMeasuredOn) {
 // touch.
 TEST(CacheTuning, F16RoundInIntegersOnTheFamilyItWasMeasuredOn) {
   auto with = [](const char* vendor, unsigned family, unsigned model) {
-    CpuCaches caches = Caches(32 * KiB, 512 * KiB, 32 * MiB);
-    caches.x86_vendor = vendor;
-    caches.x86_family = family;
-    caches.x86_model = model;
-    return TuningFor(caches).f16_round_in_integers;
+    return TuningOfCpu(vendor, family, model).f16_round_in_integers;
   };
   EXPECT_TRUE(with("AuthenticAMD", 25, 1));
   EXPECT_TRUE(with("AuthenticAMD", 25, 33));
