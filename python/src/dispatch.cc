@@ -62,6 +62,15 @@ bool SharesBytes(PyArrayObject* a, PyArrayObject* b) {
   return a_first < b_last && b_first < a_last;
 }
 
+// Whether `bytes` bytes at a and at b are the same bytes or share none: the packed routes' rule
+// for x and out (a partial overlap goes to the library, which reads x whole before writing out).
+// Compared as addresses: the two are in general different objects.
+bool SameOrDisjoint(const std::byte* a, const std::byte* b, uint64_t bytes) {
+  const auto x = reinterpret_cast<uintptr_t>(a);
+  const auto y = reinterpret_cast<uintptr_t>(b);
+  return x == y || bytes == 0 || x >= y + bytes || y >= x + bytes;
+}
+
 // The packed route's condition, for an exact NumPy array x: a contiguous array (C or Fortran
 // order) of an eltwise type on the host at the extended level, and an out that is absent or a
 // contiguous array of the same dtype, shape and order that is x or shares no byte with it: every
@@ -92,7 +101,7 @@ std::optional<DataType> PackedType(const Request& r, PyObject* x_object, PyObjec
   const auto* in = static_cast<const std::byte*>(PyArray_DATA(x));
   const auto* o = static_cast<const std::byte*>(PyArray_DATA(out));
   const uint64_t bytes = static_cast<uint64_t>(PyArray_SIZE(x)) * ElementSize(*type);
-  if (o != in && bytes != 0 && o < in + bytes && in < o + bytes) return std::nullopt;  // partial
+  if (!SameOrDisjoint(in, o, bytes)) return std::nullopt;
   return type;
 }
 
@@ -346,23 +355,23 @@ bool IsPacked(const Operand& o) {
 // An exact torch.Tensor x, read directly on the host (torch_tensors.h): when x and out (absent or
 // read the same way) are packed, of one type and shape, and the same or disjoint bytes, the
 // packed route's fast path runs them; other host tensors take the library route with the operands
-// already read, and anything FromTorchHost declines (CUDA tensors, ...) the DLPack route.
+// already read, and anything FromTorchHost declines (CUDA tensors, ...) the DLPack route: x
+// through the library route, an out beside an x read here through Acquire.
 py::object RunTorch(const Request& r, PyObject* x_object, PyObject* out_object) {
   std::optional<Operand> x = FromTorchHost(x_object, "x");
   if (!x) return RunLibrary(r, x_object, out_object);
   std::optional<Operand> out;
   if (out_object != Py_None) {
     out = FromTorchHost(out_object, "out");
-    if (!out) return RunLibrary(r, x_object, out_object);
+    if (!out)
+      return RunOperands(r, std::move(*x), out_object, Acquire(out_object, "out", r.stream));
   }
   if (OnHostAtExtendedLevel(r) && IsPacked(*x) &&
       (!out || (out->type == x->type && out->sizes == x->sizes && IsPacked(*out)))) {
     uint64_t n = 1;
     for (const uint64_t size : x->sizes) n *= size;
-    const uint64_t bytes = n * x->element_size();
     const std::byte* in = x->origin;
-    if (!out || out->origin == in || bytes == 0 || out->origin >= in + bytes ||
-        in >= out->origin + bytes) {
+    if (!out || SameOrDisjoint(in, out->origin, n * x->element_size())) {
       py::object result =
           out ? py::reinterpret_borrow<py::object>(out_object) : TorchEmptyLike(x->object);
       std::byte* o = out ? out->origin : TorchDataPointer(result);
