@@ -151,15 +151,6 @@ HWY_INLINE hn::Vec<DI> FixSubnormal(DI di, hn::Vec<DI> b, hn::Vec<DI> r) {
   }
 }
 
-// f16 Round in the 16-bit integer domain (any target; no conversions): with a = |bits| and the
-// biased exponent e = a >> 10,
-//   a >= 0x6400 (|x| >= 1024, inf, NaN): already integral, kept;
-//   a <  0x3C00 (|x| < 1): ±0 or ±1 by the mode's rule for |x| against 0.5;
-//   otherwise the low 25 - e bits are the fraction: frac = 0x3FF >> (e - 15), and rounding adds
-//   to the magnitude before clearing frac (a carry into the exponent is the right result, e.g.
-//   1023.5 -> 1024). The sign bit is put back last.
-// The arithmetic is on unsigned lanes (lanes that are replaced afterwards may wrap, e.g. NaN
-// magnitudes + 1); compares read a <= 0x7FFF as signed, which orders it the same way.
 // 0x3FF >> (e - 15), e = a >> 10, for the lanes with e in [15, 24] (other lanes: any value; the
 // caller replaces them). On x86 without AVX-512 a 16-bit variable shift is emulated (Highway
 // 1.0.3: through f32 conversions and a multiply, about a dozen instructions), so there the mask
@@ -195,6 +186,15 @@ HWY_INLINE hn::Vec<DU> F16FractionMask(DU du, hn::Vec<DU> a) {
 #endif
 }
 
+// f16 Round in the 16-bit integer domain (any target; no conversions): with a = |bits| and the
+// biased exponent e = a >> 10,
+//   a >= 0x6400 (|x| >= 1024, inf, NaN): already integral, kept;
+//   a <  0x3C00 (|x| < 1): ±0 or ±1 by the mode's rule for |x| against 0.5;
+//   otherwise the low 25 - e bits are the fraction: frac = 0x3FF >> (e - 15), and rounding adds
+//   to the magnitude before clearing frac (a carry into the exponent is the right result, e.g.
+//   1023.5 -> 1024). The sign bit is put back last.
+// The arithmetic is on unsigned lanes (lanes that are replaced afterwards may wrap, e.g. NaN
+// magnitudes + 1); compares read a <= 0x7FFF as signed, which orders it the same way.
 template <RoundingMode kMode>
 struct RoundF16IntOp {
   using Lane = int16_t;
