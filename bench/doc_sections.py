@@ -68,6 +68,15 @@ def check_or_write(path, text, name, body, program, check, args=None):
     return 0
 
 
+def regenerate(path, name, text_of_file, program, check):
+    """check_or_write for NAME's section of the document at path, its body the texts that
+    text_of_file gives for the data files named in its begin marker's ARGS, a blank line apart."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    parts = [text_of_file(p).rstrip("\n") + "\n" for p in arguments(text, name).split()]
+    return check_or_write(path, text, name, "\n".join(parts), program, check)
+
+
 def replace_in_file(path, name, body, args=None):
     with open(path, encoding="utf-8") as f:
         text = f.read()

@@ -91,11 +91,8 @@ def report_file(path):
 
 
 def report(args):
-    text = Path(args.doc).read_text(encoding="utf-8")
-    files = doc_sections.arguments(text, SECTION).split()
-    body = "\n".join(report_file(f) for f in files)
-    return doc_sections.check_or_write(args.doc, text, SECTION, body, "python3 bench/kernel_routes.py report",
-                                       args.check)
+    return doc_sections.regenerate(args.doc, SECTION, report_file, "python3 bench/kernel_routes.py report",
+                                   args.check)
 
 
 def main():

@@ -271,17 +271,10 @@ def report_file(path):
 
 def report(args):
     """Writes (or checks) each section from the data files its begin marker names."""
-    doc = Path(args.doc)
     status = 0
     for name, report_one in ((SECTION, report_file), (PEERS_SECTION, peers_report_file)):
-        text = doc.read_text(encoding="utf-8")
-        lines = []
-        for path in doc_sections.arguments(text, name).split():
-            lines += report_one(path) + [""]
-        body = "\n".join(lines).rstrip("\n")
-        body = body + "\n" if body else ""
-        status |= doc_sections.check_or_write(doc, text, name, body, "bench/layout_table.py report",
-                                              args.check)
+        status |= doc_sections.regenerate(args.doc, name, lambda path: "\n".join(report_one(path)),
+                                          "bench/layout_table.py report", args.check)
     return status
 
 

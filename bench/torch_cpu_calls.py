@@ -30,6 +30,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
 import doc_sections  # noqa: E402
+from compare_peers import size_name  # noqa: E402
+from layout_table import cache_text  # noqa: E402
 
 SECTION = "torch_cpu_table"
 CASES = [("sign", "float32"), ("round", "float32"), ("sign", "bfloat16"), ("round", "bfloat16"),
@@ -96,19 +98,12 @@ def record(args):
                 print(f"run {run + 1}/{args.runs} {label}: done", file=sys.stderr)
 
 
-def size_name(n):
-    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
-
-
 def report_file(path):
     records = [json.loads(line) for line in (REPO / path).read_text(encoding="utf-8").splitlines() if line]
     labels = list(dict.fromkeys(r["label"] for r in records))
     first = records[0]
-    caches = ", ".join(f"{name} {size_name(first[key])}" for name, key in
-                       (("L1d", "l1d_cache_bytes"), ("L2", "l2_cache_bytes"), ("L3", "l3_cache_bytes"))
-                       if first.get(key))
     runs = len({r["run"] for r in records})
-    lines = [f"**{first['cpu_model']}**, {caches}; PyTorch {first['torch_version']}, {first['threads']} "
+    lines = [f"**{first['cpu_model']}**, {cache_text(first)}; PyTorch {first['torch_version']}, {first['threads']} "
              f"thread(s) each; `{path}`, {len(records)} records, {runs} runs alternating "
              f"{' / '.join(labels)}.", "",
              "eltwise's time / torch's time per call (below 1: eltwise is faster), median over the runs; "
@@ -133,11 +128,8 @@ def report_file(path):
 
 
 def report(args):
-    text = Path(args.doc).read_text(encoding="utf-8")
-    files = doc_sections.arguments(text, SECTION).split()
-    body = "\n".join(report_file(f) for f in files)
-    return doc_sections.check_or_write(args.doc, text, SECTION, body,
-                                       "python3 bench/torch_cpu_calls.py report", args.check)
+    return doc_sections.regenerate(args.doc, SECTION, report_file, "python3 bench/torch_cpu_calls.py report",
+                                   args.check)
 
 
 def main():
