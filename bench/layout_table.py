@@ -209,17 +209,40 @@ def cache_text(r):
     return ", ".join(parts) + " (one instance of each)" if parts else "caches not recorded"
 
 
-def medians(records, label):
-    """{(layout, size): [median ratio over the runs of each (op, mode, dtype)]}"""
+def case_medians(records, label):
+    """{(layout, size, op, mode, dtype): median ratio over the runs}"""
     runs = {}
     for r in records:
         if r["label"] == label:
             runs.setdefault((r["layout"], r["size"], r["op"], r["mode"], r["dtype"]),
                             []).append(r["ratio"])
+    return {case: statistics.median(ratios) for case, ratios in runs.items()}
+
+
+def medians(records, label):
+    """{(layout, size): [median ratio over the runs of each (op, mode, dtype)]}"""
     cases = {}
-    for (layout, size, *_), ratios in runs.items():
-        cases.setdefault((layout, size), []).append(statistics.median(ratios))
+    for (layout, size, *_), ratio in case_medians(records, label).items():
+        cases.setdefault((layout, size), []).append(ratio)
     return cases
+
+
+def per_type_lines(records, before, after):
+    """A table of after's quotient over before per type: cases, how many gained, the quotients."""
+    old, new = case_medians(records, before), case_medians(records, after)
+    quotients = {}
+    for case, ratio in new.items():
+        if case in old:
+            quotients.setdefault(case[-1], []).append(ratio / old[case])
+    out = ["", f"{after} against {before} per type: each case's quotient of median ratios "
+           f"({after} / {before}) over the layouts, sizes and ops.", "",
+           "| type | cases | faster | quotient: median (min–max) |", "| --- | --- | --- | --- |"]
+    for dtype in DTYPES:
+        q = quotients.get(dtype)
+        if q:
+            out.append(f"| {dtype} | {len(q)} | {sum(x > 1 for x in q)} | "
+                       f"{statistics.median(q):.2f} ({min(q):.2f}–{max(q):.2f}) |")
+    return out
 
 
 def report_file(path):
@@ -266,6 +289,8 @@ def report_file(path):
                 else:
                     cells.append("—")
             out.append(f"| {layout} | " + " | ".join(cells) + " |")
+        if len({r["dtype"] for r in records}) > 1:
+            out += per_type_lines(records, labels[0], labels[1])
     return out
 
 

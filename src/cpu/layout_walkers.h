@@ -44,9 +44,14 @@ inline int ThreadsFor(int threads, uint64_t bytes_moved) {
 }
 // A gathered walk (strided rows copied into a tile, then the kernel) takes about twice a packed
 // walk's time per byte, so a second thread pays from about half the size: it counts its bytes
-// this many times over in ThreadsFor. Transposed tiles gained nothing from it (measured in the
-// same runs; docs/performance.md, "Threads for gathered walks").
+// this many times over in ThreadsFor (docs/performance.md, "Threads for gathered walks").
 constexpr uint64_t kGatheredWalkWeight = 2;
+// The same for transposed tiles of 1- and 2-byte elements, whose kernels shuffle more per byte
+// (16 x 16 and 8 x 8 blocks; float16 Round's conversions or masks besides): on Zen 3 every
+// float16 case from 128 to 256 KiB gained, and every int8 case at 192 KiB, while tiles of 4- and
+// 8-byte elements gained in some cases and lost in others, so they keep the plain threshold
+// (docs/performance.md, "threads for transposed walks").
+constexpr uint64_t kNarrowTransposeWeight = 2;
 
 // Runs `plan` from `input` to `output`, both pointing at the bound buffers (the plan's offsets
 // not yet added), on up to `threads` threads.

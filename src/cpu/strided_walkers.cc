@@ -150,7 +150,8 @@ void RunTransposed(const KernelTable& table, const Plan& plan, const std::byte* 
     }
   };
   const uint64_t tiles = OuterCount(plan, a_dim) * a_tiles * b_tiles;
-  const int workers = ThreadsFor(threads, 2 * plan.element_count * esize);
+  const uint64_t weight = esize <= 2 ? kNarrowTransposeWeight : 1;
+  const int workers = ThreadsFor(threads, weight * 2 * plan.element_count * esize);
   // Each thread takes runs of consecutive tiles, about kRunsPerThread of them.
   const uint64_t run =
       workers > 1
