@@ -260,19 +260,17 @@ Status RunOnDevice(const Device& device, const staging::StridedCall& call, bool 
   return s;
 }
 
-py::object RunOperands(const Request& r, Operand x, py::handle out_object,
-                       std::optional<Operand> out);
+py::object RunOperands(const Request& r, Operand x, std::optional<Operand> out);
 
 py::object RunLibrary(const Request& r, py::handle x_object, py::handle out_object) {
   Operand x = Acquire(x_object, "x", r.stream);
   std::optional<Operand> out;
   if (!out_object.is_none()) out = Acquire(out_object, "out", r.stream);
-  return RunOperands(r, std::move(x), out_object, std::move(out));
+  return RunOperands(r, std::move(x), std::move(out));
 }
 
-// The library route on operands already read (`out` read from out_object, or nullopt for none).
-py::object RunOperands(const Request& r, Operand x, py::handle out_object,
-                       std::optional<Operand> out) {
+// The library route on operands already read (`out` nullopt for none).
+py::object RunOperands(const Request& r, Operand x, std::optional<Operand> out) {
   if (x.place.kind == DeviceKind::kCuda && !(r.place == x.place)) {
     throw py::value_error("x is a tensor on " + Text(x.place) + " but device is '" + Text(r.place) +
                           "'; pass device='" + Text(x.place) + "'");
@@ -363,8 +361,7 @@ py::object RunTorch(const Request& r, PyObject* x_object, PyObject* out_object) 
   std::optional<Operand> out;
   if (out_object != Py_None) {
     out = FromTorchHost(out_object, "out");
-    if (!out)
-      return RunOperands(r, std::move(*x), out_object, Acquire(out_object, "out", r.stream));
+    if (!out) return RunOperands(r, std::move(*x), Acquire(out_object, "out", r.stream));
   }
   if (OnHostAtExtendedLevel(r) && IsPacked(*x) &&
       (!out || (out->type == x->type && out->sizes == x->sizes && IsPacked(*out)))) {
@@ -379,7 +376,7 @@ py::object RunTorch(const Request& r, PyObject* x_object, PyObject* out_object) 
       return result;
     }
   }
-  return RunOperands(r, std::move(*x), out_object, std::move(out));
+  return RunOperands(r, std::move(*x), std::move(out));
 }
 
 // ---------------------------------------------------------------------------------------------
