@@ -2,15 +2,18 @@
 # A Debian root with an old glibc and a CPython built there, where the manylinux_2_28 wheels are
 # tested (scripts/wheel.sh test-in-old-root): the proof that they install and run on a glibc older
 # than the build machine's. Run as root.
-#   bash scripts/old_glibc_root.sh make DIR [amd64]
+#   bash scripts/old_glibc_root.sh make DIR [amd64|arm64] [3.11|3.12]
 #       debootstrap --variant=minbase of bullseye (glibc 2.31, the oldest suite deb.debian.org
-#       serves) for amd64 into DIR, then CPython 3.11 built in it (bullseye's own is 3.9) from the
-#       upstream tarball of Debian's source package of python3.11 (bookworm's, 3.11.2; Debian's
-#       patches are not applied: they adapt CPython to Debian's file layout, which an
-#       interpreter in /usr/local does not need, and backport security fixes, which a test root
-#       does not need). The files are checked along the archive's chain of trust: InRelease's
-#       signature (gpgv, the host's debian-archive-keyring), Sources.xz's SHA-256 from it, the
-#       source package's files' SHA-256 from Sources. Configured with --prefix=/usr/local (no
+#       serves) for amd64 into DIR, then CPython 3.11 (the default) or 3.12 built in it
+#       (bullseye's own is 3.9) from the upstream tarball of a source package: for 3.11 Debian's
+#       python3.11 (bookworm's, 3.11.2); for 3.12, which no Debian suite has any more, Ubuntu's
+#       python3.12 (noble-updates', 3.12.3; Ubuntu 24.04's system Python). The distribution's
+#       patches are not applied: they adapt CPython to its file layout, which an interpreter in
+#       /usr/local does not need, and backport security fixes, which a test root does not need.
+#       The files are checked along the archive's chain of trust: InRelease's signature (gpgv
+#       with the host's debian-archive-keyring; for Ubuntu's archive its key from Debian's
+#       ubuntu-keyring package, itself checked along Debian's chain), Sources.xz's SHA-256 from
+#       it, the source package's files' SHA-256 from Sources. Configured with --prefix=/usr/local (no
 #       PGO or LTO), built with make -j2, installed with make altinstall (python3.11 and its
 #       pip: /usr/local/bin/python3.11).
 #       The build fails unless the modules pip and the wheels' test dependencies import were
@@ -18,23 +21,21 @@
 #       package installed for the build (compiler, headers, -dev packages) is purged, so the
 #       root has no compiler and no Highway, ONNX or protobuf, and apt's lists are dropped. Each
 #       step is timed. Does nothing when DIR holds a finished root of the same request.
-#   bash scripts/old_glibc_root.sh make DIR arm64
-#       The same for arm64, but unpacked (mmdebstrap --variant=extract, as debian_root.sh makes
+#       For arm64 the same, but unpacked (mmdebstrap --variant=extract, as debian_root.sh makes
 #       foreign roots) and its CPython cross-compiled on this machine against a sysroot of
 #       bullseye's arm64 -dev packages (see cross_build), then checked in the root under qemu-user.
 # Needs debootstrap, curl, gpgv and debian-archive-keyring on the host, and
 # scripts/debian_root.sh (its `run` namespace for the chroot); for arm64 also mmdebstrap,
 # qemu-user-static, the aarch64 cross compiler (scripts/setup_cross.sh aarch64) and Debian's
-# python3.11 (the build interpreter).
+# python3.11 (3.11's build interpreter; 3.12's is built here from the same source).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 suite=bullseye
-source_suite=bookworm
-source_package=python3.11
-version=3.11
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+# Where Debian's ubuntu-keyring package (Ubuntu's archive key, for 3.12's source) is taken from.
+keyring_suite=sid
 # What the wheels' test dependencies and pip need beyond the core: ssl (pip), ctypes (numpy,
 # onnx), zlib, bz2 and lzma (pip, pandas, tarfile), sqlite3 (hypothesis' database), uuid and
 # hashlib (distributed), decimal, json, csv, multiprocessing's _posixshmem (dask, distributed).
@@ -62,23 +63,57 @@ step() {  # Prints the previous step's time, then names the next.
   [ -z "$step_name" ] || echo "old_glibc_root: $step_name"
 }
 
+# Downloads MIRROR's INDEX (a path under dists/SUITE, such as main/source/Sources.xz) into DIR as
+# FILE, checked against InRelease, whose signature KEYRING checks.
+fetch_index() {  # MIRROR SUITE KEYRING INDEX DIR FILE
+  local mirror=$1 suite=$2 keyring=$3 index=$4 dir=$5 file=$6 sha
+  mkdir -p "$dir"
+  curl -sSf -o "$dir/$suite.InRelease" "$mirror/dists/$suite/InRelease"
+  gpgv --keyring "$keyring" "$dir/$suite.InRelease" 2>"$dir/gpgv.log" || {
+    cat "$dir/gpgv.log" >&2; echo "old_glibc_root: bad InRelease signature ($mirror $suite)" >&2
+    return 1; }
+  sha=$(awk -v f="$index" '/^SHA256:/ {s = 1; next} /^[^ ]/ {s = 0} s && $3 == f {print $1}' \
+    "$dir/$suite.InRelease")
+  [ -n "$sha" ] || { echo "old_glibc_root: no $index in $suite's InRelease" >&2; return 1; }
+  curl -sSf -o "$dir/$file" "$mirror/dists/$suite/$index"
+  echo "$sha  $dir/$file" | sha256sum -c --quiet
+}
+
+# Prints the stanza of PACKAGE in the xz-compressed index INDEX.
+# (awk reads to the end: an early exit would kill xz with SIGPIPE, a failure under pipefail.)
+stanza_of() {  # INDEX PACKAGE
+  xz -dc "$1" | awk -v p="$2" '
+    /^Package: / {keep = (!done && $2 == p)} keep {print} keep && /^$/ {keep = 0; done = 1}'
+}
+
+# Ubuntu's archive keyring, from Debian's ubuntu-keyring package (checked along Debian's chain),
+# unpacked into DIR; prints the keyring's path.
+ubuntu_keyring() {  # DIR
+  local dir=$1 filename sha
+  fetch_index "$mirror" "$keyring_suite" "$keyring" main/binary-all/Packages.xz "$dir" \
+    keyring-Packages.xz || return 1
+  stanza_of "$dir/keyring-Packages.xz" ubuntu-keyring >"$dir/keyring-stanza"
+  filename=$(sed -n 's/^Filename: //p' "$dir/keyring-stanza")
+  sha=$(sed -n 's/^SHA256: //p' "$dir/keyring-stanza")
+  [ -n "$filename" ] && [ -n "$sha" ] ||
+    { echo "old_glibc_root: no ubuntu-keyring in $keyring_suite" >&2; return 1; }
+  curl -sSf -o "$dir/ubuntu-keyring.deb" "$mirror/$filename"
+  echo "$sha  $dir/ubuntu-keyring.deb" | sha256sum -c --quiet >&2 || return 1
+  rm -rf "$dir/ubuntu-keyring" && dpkg -x "$dir/ubuntu-keyring.deb" "$dir/ubuntu-keyring"
+  echo "$dir/ubuntu-keyring/usr/share/keyrings/ubuntu-archive-keyring.gpg"
+}
+
 # Downloads the source package's files into DIR (kept between runs), checked as described above.
 fetch_source() {  # DIR
-  local dir=$1 sources_sha
+  local dir=$1 source_keyring=$keyring
   mkdir -p "$dir"
-  curl -sSf -o "$dir/InRelease" "$mirror/dists/$source_suite/InRelease"
-  gpgv --keyring "$keyring" "$dir/InRelease" 2>"$dir/gpgv.log" || {
-    cat "$dir/gpgv.log" >&2; echo "old_glibc_root: bad InRelease signature" >&2; return 1; }
-  sources_sha=$(awk '/^SHA256:/ {s = 1; next} /^[^ ]/ {s = 0}
-    s && $3 == "main/source/Sources.xz" {print $1}' "$dir/InRelease")
-  [ -n "$sources_sha" ] || { echo "old_glibc_root: no Sources.xz in InRelease" >&2; return 1; }
-  curl -sSf -o "$dir/Sources.xz" "$mirror/dists/$source_suite/main/source/Sources.xz"
-  echo "$sources_sha  $dir/Sources.xz" | sha256sum -c --quiet
+  if [ "$source_mirror" != "$mirror" ]; then
+    source_keyring=$(ubuntu_keyring "$dir") || return 1
+  fi
+  fetch_index "$source_mirror" "$source_suite" "$source_keyring" main/source/Sources.xz "$dir" \
+    Sources.xz || return 1
   # The package's stanza: its pool folder and its files' SHA-256 sums.
-  # (awk reads to the end: an early exit would kill xz with SIGPIPE, a failure under pipefail.)
-  xz -dc "$dir/Sources.xz" | awk -v p="$source_package" '
-    /^Package: / {keep = (!done && $2 == p)} keep {print} keep && /^$/ {keep = 0; done = 1}' \
-    >"$dir/stanza"
+  stanza_of "$dir/Sources.xz" "$source_package" >"$dir/stanza"
   local directory
   directory=$(sed -n 's/^Directory: //p' "$dir/stanza")
   sed -n "s/^Version: /old_glibc_root: $source_package /p" "$dir/stanza"
@@ -88,7 +123,7 @@ fetch_source() {  # DIR
   local sha name
   while read -r sha name; do
     if ! echo "$sha  $dir/$name" | sha256sum -c --quiet >/dev/null 2>&1; then
-      curl -sSf -o "$dir/$name" "$mirror/$directory/$name"
+      curl -sSf -o "$dir/$name" "$source_mirror/$directory/$name"
       echo "$sha  $dir/$name" | sha256sum -c --quiet
     fi
     echo "old_glibc_root: $name sha256 $sha ok"
@@ -100,8 +135,10 @@ in_root() {  # DIR SCRIPT: SCRIPT runs by bash in a chroot of DIR.
     LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive chroot "$1" bash -euo pipefail -c "$2"
 }
 
-# Imports each of $modules with the installed python3.11 (in the root), and names it.
-check_modules="/usr/local/bin/python$version -c '
+# Prints a script that imports each of $modules with the installed python$version (in the root),
+# and names it.
+check_modules_script() {
+  echo "/usr/local/bin/python$version -c '
 import importlib, sys
 missing = []
 for name in sys.argv[1:]:
@@ -113,6 +150,7 @@ if missing:
     sys.exit(\"old_glibc_root: modules not built: \" + \", \".join(missing))
 import ssl
 print(\"old_glibc_root: Python\", sys.version.split()[0], \"with\", ssl.OPENSSL_VERSION)' ${modules//$'\n'/ }"
+}
 
 # A root of another architecture (arm64): building CPython under qemu-user would take hours, so
 # it is cross-compiled with Debian's aarch64-linux-gnu-gcc against a sysroot of the suite's own
@@ -145,17 +183,35 @@ cross_build() {  # DIR ORIG
   local header
   for header in ffi.h ffitarget.h; do ln -sfn "$triple/$header" "$sysroot/usr/include/$header"; done
 
+  # A cross build needs an interpreter of the same version on the build machine: Debian's
+  # python3.11, or for 3.12 (which Debian no longer has) one built here from the same source, used
+  # from its build folder and removed afterwards.
+  local build_python=/usr/bin/python$version
+  if ! [ -x "$build_python" ]; then
+    step "building CPython $version for this machine (the cross build's interpreter)"
+    build_python=$dir.build-python/python
+    rm -rf "$dir.build-python" && mkdir -p "$dir.build-python"
+    tar -xf "$orig" -C "$dir.build-python" --strip-components=1
+    (
+      cd "$dir.build-python"
+      ./configure >"$dir.build-python.log" 2>&1 && make -j2 >>"$dir.build-python.log" 2>&1
+    ) || { tail -30 "$dir.build-python.log" >&2; return 1; }
+  fi
+
   step "cross-building CPython $version (configure, make -j2, make altinstall)"
   mkdir -p "$build"
   tar -xf "$orig" -C "$build" --strip-components=1
-  # setup.py adds this machine's /usr/include/aarch64-linux-gnu and /usr/lib/aarch64-linux-gnu
-  # (Debian multiarch, meant for native builds) before everything else; there they would be the
-  # cross toolchain's newer glibc. The sysroot's own come from CC, and from LDFLAGS and CPPFLAGS,
-  # where setup.py looks for libraries (libffi for _ctypes) and headers.
-  sed -i 's/^    def add_multiarch_paths(self):$/&\n        if CROSS_COMPILING:\n            return/' \
-    "$build/setup.py"
-  grep -A1 'def add_multiarch_paths' "$build/setup.py" | grep -q CROSS_COMPILING ||
-    { echo "old_glibc_root: setup.py's add_multiarch_paths not found" >&2; return 1; }
+  # 3.11's setup.py adds this machine's /usr/include/aarch64-linux-gnu and
+  # /usr/lib/aarch64-linux-gnu (Debian multiarch, meant for native builds) before everything else;
+  # there they would be the cross toolchain's newer glibc. The sysroot's own come from CC, and from
+  # LDFLAGS and CPPFLAGS, where setup.py looks for libraries (libffi for _ctypes) and headers.
+  # (3.12 has no setup.py: configure finds the modules' libraries through pkg-config.)
+  if [ -e "$build/setup.py" ]; then
+    sed -i 's/^    def add_multiarch_paths(self):$/&\n        if CROSS_COMPILING:\n            return/' \
+      "$build/setup.py"
+    grep -A1 'def add_multiarch_paths' "$build/setup.py" | grep -q CROSS_COMPILING ||
+      { echo "old_glibc_root: setup.py's add_multiarch_paths not found" >&2; return 1; }
+  fi
   # The sysroot's headers and libraries before the cross toolchain's own glibc (2.36).
   local cc="$triple-gcc --sysroot=$sysroot -isystem $sysroot/usr/include/$triple"
   cc+=" -isystem $sysroot/usr/include -B$sysroot/usr/lib/$triple -L$sysroot/usr/lib/$triple"
@@ -168,7 +224,7 @@ cross_build() {  # DIR ORIG
     CONFIG_SITE=$build/config.site PKG_CONFIG_SYSROOT_DIR=$sysroot \
       PKG_CONFIG_LIBDIR=$sysroot/usr/lib/$triple/pkgconfig:$sysroot/usr/share/pkgconfig \
       ./configure --host=$triple --build="$(uname -m)-linux-gnu" --prefix=/usr/local \
-      --with-build-python="/usr/bin/python$version" --without-ensurepip CC="$cc" \
+      --with-build-python="$build_python" --without-ensurepip CC="$cc" \
       LDFLAGS="-L$sysroot/usr/lib/$triple" CPPFLAGS="-I$sysroot/usr/include/$triple" \
       CXX="${cc/gcc/g++}" AR=$triple-ar READELF=$triple-readelf >"$dir.configure.log" 2>&1 ||
       { tail -30 "$dir.configure.log" >&2; exit 1; }
@@ -178,7 +234,7 @@ cross_build() {  # DIR ORIG
     make altinstall DESTDIR="$dir" >"$dir.install.log" 2>&1 ||
       { tail -40 "$dir.install.log" >&2; exit 1; }
   )
-  rm -rf "$sysroot" "$build"
+  rm -rf "$sysroot" "$build" "$dir.build-python"
 
   step "checking the modules in the root (qemu-user)"
   in_root "$dir" "$check_modules
@@ -238,13 +294,22 @@ native_build() {  # DIR ORIG
 
 case "${1:-}" in
 make)
-  [ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 make DIR [amd64|arm64]" >&2; exit 2; }
+  [ $# -ge 2 ] && [ $# -le 4 ] || {
+    echo "usage: $0 make DIR [amd64|arm64] [3.11|3.12]" >&2; exit 2; }
   dir=$(realpath -m "$2")
   arch=${3:-amd64}
+  version=${4:-3.11}
   case "$arch" in
   amd64 | arm64) ;;
   *) echo "old_glibc_root: ARCH is amd64 or arm64, not $arch" >&2; exit 2 ;;
   esac
+  source_package=python$version
+  case "$version" in
+  3.11) source_mirror=$mirror source_suite=bookworm ;;
+  3.12) source_mirror=${UBUNTU_MIRROR:-http://archive.ubuntu.com/ubuntu} source_suite=noble-updates ;;
+  *) echo "old_glibc_root: VERSION is 3.11 or 3.12, not $version" >&2; exit 2 ;;
+  esac
+  check_modules=$(check_modules_script)
   request="$suite $arch cpython-$version-from-$source_suite-$source_package"
   if [ "$(cat "$dir/.eltwise-root" 2>/dev/null)" = "$request" ]; then
     echo "old_glibc_root: $dir is $request"
@@ -270,7 +335,7 @@ make)
   echo "old_glibc_root: $dir ready in $((SECONDS - total_start)) s ($(du -sh "$dir" | cut -f1))"
   ;;
 *)
-  echo "usage: $0 make DIR [amd64|arm64]" >&2
+  echo "usage: $0 make DIR [amd64|arm64] [3.11|3.12]" >&2
   exit 2
   ;;
 esac

@@ -19,7 +19,7 @@
 #       (x86_64, aarch64), built here against that interpreter, which runs from a Debian root
 #       (scripts/debian_root.sh; under qemu-user for aarch64): the project's CMake with
 #       pyproject.toml's settings, the aarch64 cross compiler where ARCH is aarch64, the
-#       interpreter's own headers, NumPy's wheel for it from PyPI, the .dist-info from
+#       interpreter's own headers (3.12: the old-glibc root's, below), NumPy's wheel for it from PyPI, the .dist-info from
 #       scikit-build-core (scripts/wheel_pack.py packs them), then auditwheel repair.
 #   bash scripts/wheel.sh build-floor VERSION ARCH [OUT]   the same wheel tagged manylinux_2_28 or
 #       older (glibc 2.28, NumPy's floor; auditwheel names the oldest policy the symbols allow,
@@ -34,14 +34,16 @@
 #       [test] extra from PyPI, then the checks below.
 #   bash scripts/wheel.sh test-in-old-root VERSION ARCH [OUT]   the same for the wheel of the
 #       manylinux_2_28 policy or an older one in OUT/wheelhouse (default build/floor-wheel), in the old-glibc root
-#       (scripts/old_glibc_root.sh: Debian bullseye, glibc 2.31, with a CPython 3.11 built there;
-#       3.11 only; on aarch64 cross-built, and run under qemu-user): the proof that the wheel
-#       runs on a glibc older than the build's.
+#       (scripts/old_glibc_root.sh: Debian bullseye, glibc 2.31, with a CPython 3.11 or 3.12 built
+#       there; 3.11 and 3.12 only; on aarch64 cross-built, and run under qemu-user): the proof that
+#       the wheel runs on a glibc older than the build's. 3.12's root is also the interpreter its
+#       wheels are built against (no Debian suite has CPython 3.12).
 #   bash scripts/wheel.sh all [OUT]     every wheel and every test: build and test (python3), the
 #       same for python3.12 where one is installed (Debian has none), and build-for plus
 #       test-in-root for 3.11, 3.13, 3.14 and 3.15 on x86_64 and aarch64, then the floor wheels
 #       beside OUT in floor-wheel: CPython 3.11's (build-floor and test-in-old-root on x86_64 and
-#       aarch64, test on x86_64) and 3.13's to 3.15's (build-floor and test-in-root on both).
+#       aarch64, test on x86_64), 3.12's (build-floor and test-in-old-root on both) and 3.13's to
+#       3.15's (build-floor and test-in-root on both).
 #
 # The checks, in the clean environment: ldd of every shared object in the installed `eltwise`
 # package resolves everything, Highway, ONNX and protobuf are linked and come from the venv (the
@@ -181,14 +183,14 @@ wheel_glob() { echo "eltwise-*-cp${1/./}-cp${1/./}-manylinux*_$2.whl"; }
 # folder. The manylinux policies whose wheels it tests are $old_root_policy (2.28 or older).
 old_root_policy="manylinux_2_2[0-8]"  # a glob: manylinux_2_28 or older
 old_glibc_root() {
-  if [ "$1" != 3.11 ]; then
-    echo "wheel: the old-glibc root has CPython 3.11 only, not $1" >&2
-    return 1
-  fi
+  case "$1" in
+  3.11 | 3.12) ;;
+  *) echo "wheel: the old-glibc roots have CPython 3.11 or 3.12, not $1" >&2; return 1 ;;
+  esac
   local debian_arch dir
   debian_arch=$(debian_arch_of "$2") || return 1
-  dir=$roots/bullseye-$debian_arch-cp311
-  bash scripts/old_glibc_root.sh make "$dir" "$debian_arch" >&2 || return 1
+  dir=$roots/bullseye-$debian_arch-cp${1/./}
+  bash scripts/old_glibc_root.sh make "$dir" "$debian_arch" "$1" >&2 || return 1
   echo "$dir"
 }
 # In a chroot of ROOT with nothing of the host but the mounts debian_root.sh's `run` makes (the
@@ -286,20 +288,37 @@ build-for | build-floor)
   out=$(realpath -m "${4:-$default_out}")
   abi=cp${version/./}
   target=$out/$abi-$arch
-  debian_root=$(debian_root "$version" "$arch")
   debian_arch=$(debian_arch_of "$arch")
+  # The interpreter the wheel is built against: Debian's in a Debian root, or for 3.12 (no Debian
+  # suite has it) the one old_glibc_root.sh builds, installed in /usr/local of its root.
+  if [ "$version" = 3.12 ]; then
+    debian_root=$(old_glibc_root "$version" "$arch")
+    prefix=/usr/local
+  else
+    debian_root=$(debian_root "$version" "$arch")
+    prefix=/usr
+  fi
   rm -rf "$target"
   mkdir -p "$target" "$out/wheelhouse"
   # shellcheck disable=SC2046
   rm -f $(compgen -G "$out/wheelhouse/$(wheel_glob "$version" "$arch")" || true)
 
   # The target's interpreter answers CMake's questions (version, extension suffix, NumPy's
-  # headers): natively through the root's own dynamic loader, or under qemu-user.
-  if [ "$arch" = "$(uname -m)" ]; then
+  # headers): through the root's own dynamic loader and libraries, natively or under qemu-user.
+  # A merged-/usr Debian root of another architecture runs under qemu-user -L instead. (-L would
+  # not do for the unmerged arm64 old-glibc root: where a library is missing from the root's /lib,
+  # qemu opens the host's file of that path, the cross toolchain's newer libstdc++.)
+  if [ "$arch" = "$(uname -m)" ] || [ "$prefix" = /usr/local ]; then
     # The loader itself, not /lib64's link to it (an absolute link: the host's loader).
-    loader=$(compgen -G "$debian_root/usr/lib/$arch-linux-gnu/ld-linux-*.so.*" | head -1)
+    # (/usr/lib's in a merged-/usr root, /lib's in the others.)
+    loader=""
+    for candidate in "$debian_root"/usr/lib/"$arch"-linux-gnu/ld-linux-*.so.* \
+      "$debian_root"/lib/"$arch"-linux-gnu/ld-linux-*.so.*; do
+      if [ -z "$loader" ] && [ -e "$candidate" ]; then loader=$candidate; fi
+    done
     libraries=$debian_root/lib/$arch-linux-gnu:$debian_root/usr/lib/$arch-linux-gnu
     run_python="\"$loader\" --library-path \"$libraries\""
+    if [ "$arch" != "$(uname -m)" ]; then run_python="qemu-$arch-static $run_python"; fi
   else
     run_python="qemu-$arch-static -L \"$debian_root\""
   fi
@@ -312,15 +331,16 @@ build-for | build-floor)
 #!/bin/sh
 # CPython $version for $arch from $debian_root, with NumPy's wheel for it.
 PYTHONPATH="$target/site" PYTHONNOUSERSITE=1 \\
-  exec $run_python "$debian_root/usr/bin/python$version" "\$@"
+  exec $run_python "$debian_root$prefix/bin/python$version" "\$@"
 PYTHON
   chmod +x "$target/python"
   # Debian's pyconfig.h picks the architecture's copy by <triple/pythonX.Y/pyconfig.h>, which only
   # the root's /usr/include holds; a folder of the headers with that copy in place of it.
-  headers=$debian_root/usr/include/python$version
+  headers=$debian_root$prefix/include/python$version
   mkdir -p "$target/include"
   for header in "$headers"/*; do ln -s "$header" "$target/include/"; done
-  ln -sf "$debian_root/usr/include/$arch-linux-gnu/python$version/pyconfig.h" "$target/include/"
+  multiarch_pyconfig=$debian_root$prefix/include/$arch-linux-gnu/python$version/pyconfig.h
+  if [ -e "$multiarch_pyconfig" ]; then ln -sf "$multiarch_pyconfig" "$target/include/"; fi
 
   # pyproject.toml's CMake settings, so that these wheels build what `pip install .` builds.
   mapfile -t defines < <(python3 -c '
@@ -444,13 +464,20 @@ all)
     done
   done
   # The floor wheels: x86_64 in a venv here and on glibc 2.31, aarch64 on glibc 2.31 under
-  # qemu-user (both Debian bullseye with a CPython 3.11 built for it).
+  # qemu-user (both Debian bullseye with a CPython 3.11 built for it); then CPython 3.12's, on
+  # glibc 2.31 on both (bullseye with a CPython 3.12 built for it: the only 3.12 wheels for
+  # aarch64).
   floor_out=$(dirname "$out")/floor-wheel
   timed bash scripts/wheel.sh build-floor 3.11 x86_64 "$floor_out"
   timed bash scripts/wheel.sh test "$floor_out"
-  timed bash scripts/wheel.sh test-in-old-root 3.11 x86_64 "$floor_out"
-  timed bash scripts/wheel.sh build-floor 3.11 aarch64 "$floor_out"
-  timed bash scripts/wheel.sh test-in-old-root 3.11 aarch64 "$floor_out"
+  for version in 3.11 3.12; do
+    for arch in x86_64 aarch64; do
+      if [ "$version" != 3.11 ] || [ "$arch" != x86_64 ]; then
+        timed bash scripts/wheel.sh build-floor "$version" "$arch" "$floor_out"
+      fi
+      timed bash scripts/wheel.sh test-in-old-root "$version" "$arch" "$floor_out"
+    done
+  done
   # The later CPythons' floor wheels, in their Debian roots (no old-glibc root has them).
   for arch in x86_64 aarch64; do
     for version in 3.13 3.14 3.15; do
