@@ -13,9 +13,9 @@
 #       The files are checked along the archive's chain of trust: InRelease's signature (gpgv
 #       with the host's debian-archive-keyring; for Ubuntu's archive its key from Debian's
 #       ubuntu-keyring package, itself checked along Debian's chain), Sources.xz's SHA-256 from
-#       it, the source package's files' SHA-256 from Sources. Configured with --prefix=/usr/local (no
-#       PGO or LTO), built with make -j2, installed with make altinstall (python3.11 and its
-#       pip: /usr/local/bin/python3.11).
+#       it, the source package's files' SHA-256 from Sources. Configured with
+#       --prefix=/usr/local (no PGO or LTO), built with make -j2, installed with make altinstall
+#       (python3.X and its pip: /usr/local/bin/python3.X).
 #       The build fails unless the modules pip and the wheels' test dependencies import were
 #       built (_ssl, _ctypes, zlib, _bz2, _lzma, _sqlite3, _uuid, _hashlib, ...). Then every
 #       package installed for the build (compiler, headers, -dev packages) is purged, so the
@@ -306,7 +306,10 @@ make)
   source_package=python$version
   case "$version" in
   3.11) source_mirror=$mirror source_suite=bookworm ;;
-  3.12) source_mirror=${UBUNTU_MIRROR:-http://archive.ubuntu.com/ubuntu} source_suite=noble-updates ;;
+  3.12)
+    source_mirror=${UBUNTU_MIRROR:-http://archive.ubuntu.com/ubuntu}
+    source_suite=noble-updates
+    ;;
   *) echo "old_glibc_root: VERSION is 3.11 or 3.12, not $version" >&2; exit 2 ;;
   esac
   check_modules=$(check_modules_script)

@@ -15,12 +15,13 @@
 #       PYTHONPATH and (as root) the system's Highway, ONNX and protobuf libraries hidden in a
 #       private mount namespace.
 #   bash scripts/wheel.sh build-for VERSION ARCH [OUT]   the wheel for Debian's CPython VERSION
-#       (3.11 from bookworm; 3.13, 3.14 and 3.15 from sid, whose root carries all three) on ARCH
-#       (x86_64, aarch64), built here against that interpreter, which runs from a Debian root
-#       (scripts/debian_root.sh; under qemu-user for aarch64): the project's CMake with
-#       pyproject.toml's settings, the aarch64 cross compiler where ARCH is aarch64, the
-#       interpreter's own headers (3.12: the old-glibc root's, below), NumPy's wheel for it from PyPI, the .dist-info from
-#       scikit-build-core (scripts/wheel_pack.py packs them), then auditwheel repair.
+#       (3.11 from bookworm; 3.13, 3.14 and 3.15 from sid, whose root carries all three; 3.12,
+#       which no Debian suite has, from the old-glibc root below: `all` builds and tests its
+#       floor wheels only) on ARCH (x86_64, aarch64), built here against that interpreter,
+#       which runs from its root (scripts/debian_root.sh; under qemu-user for aarch64): the
+#       project's CMake with pyproject.toml's settings, the aarch64 cross compiler where ARCH is
+#       aarch64, the interpreter's own headers, NumPy's wheel for it from PyPI, the .dist-info
+#       from scikit-build-core (scripts/wheel_pack.py packs them), then auditwheel repair.
 #   bash scripts/wheel.sh build-floor VERSION ARCH [OUT]   the same wheel tagged manylinux_2_28 or
 #       older (glibc 2.28, NumPy's floor; auditwheel names the oldest policy the symbols allow,
 #       2_27 today), into OUT (default build/floor-wheel, apart from the other wheels, whose names
