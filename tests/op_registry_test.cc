@@ -120,6 +120,8 @@ TEST(OpRegistry, OptionsRoundTrip) {
     EXPECT_LT(info.onnx_option, OptionValueCount(info));
   }
   EXPECT_EQ(Name(NanPolicy::kPropagate), "propagate");
+  EXPECT_EQ(ParseNanPolicy("zero"), NanPolicy::kZero);
+  EXPECT_EQ(ParseNanPolicy("propagate"), NanPolicy::kPropagate);
   EXPECT_EQ(ParseRoundingMode("toward_infinity"), RoundingMode::kTowardInfinity);
   EXPECT_EQ(Name(static_cast<RoundingMode>(kRoundingModeCount)), "invalid");
 }
