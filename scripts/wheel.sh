@@ -306,23 +306,19 @@ build-for | build-floor)
 
   # The target's interpreter answers CMake's questions (version, extension suffix, NumPy's
   # headers): through the root's own dynamic loader and libraries, natively or under qemu-user.
-  # A merged-/usr Debian root of another architecture runs under qemu-user -L instead. (-L would
-  # not do for the unmerged arm64 old-glibc root: where a library is missing from the root's /lib,
-  # qemu opens the host's file of that path, the cross toolchain's newer libstdc++.)
-  if [ "$arch" = "$(uname -m)" ] || [ "$prefix" = /usr/local ]; then
-    # The loader itself, not /lib64's link to it (an absolute link: the host's loader).
-    # (/usr/lib's in a merged-/usr root, /lib's in the others.)
-    loader=""
-    for candidate in "$debian_root"/usr/lib/"$arch"-linux-gnu/ld-linux-*.so.* \
-      "$debian_root"/lib/"$arch"-linux-gnu/ld-linux-*.so.*; do
-      if [ -z "$loader" ] && [ -e "$candidate" ]; then loader=$candidate; fi
-    done
-    libraries=$debian_root/lib/$arch-linux-gnu:$debian_root/usr/lib/$arch-linux-gnu
-    run_python="\"$loader\" --library-path \"$libraries\""
-    if [ "$arch" != "$(uname -m)" ]; then run_python="qemu-$arch-static $run_python"; fi
-  else
-    run_python="qemu-$arch-static -L \"$debian_root\""
-  fi
+  # (Not qemu-user -L ROOT: where a library is missing from the root's path that the loader tries
+  # first, qemu opens the host's file of that path, the cross toolchain's libstdc++, which needs a
+  # newer glibc than bullseye's.)
+  # The loader itself, not /lib64's link to it (an absolute link: the host's loader); /usr/lib's
+  # in a merged-/usr root, /lib's in the others.
+  loader=""
+  for candidate in "$debian_root"/usr/lib/"$arch"-linux-gnu/ld-linux-*.so.* \
+    "$debian_root"/lib/"$arch"-linux-gnu/ld-linux-*.so.*; do
+    if [ -z "$loader" ] && [ -e "$candidate" ]; then loader=$candidate; fi
+  done
+  libraries=$debian_root/lib/$arch-linux-gnu:$debian_root/usr/lib/$arch-linux-gnu
+  run_python="\"$loader\" --library-path \"$libraries\""
+  if [ "$arch" != "$(uname -m)" ]; then run_python="qemu-$arch-static $run_python"; fi
   python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
     --python-version "$version" --implementation cp --abi "$abi" --platform "manylinux_2_28_$arch" \
     --platform "manylinux_2_17_$arch" --platform "manylinux2014_$arch" --dest "$target/numpy" \
