@@ -365,8 +365,7 @@ py::object RunTorch(const Request& r, PyObject* x_object, PyObject* out_object) 
   }
   if (OnHostAtExtendedLevel(r) && IsPacked(*x) &&
       (!out || (out->type == x->type && out->sizes == x->sizes && IsPacked(*out)))) {
-    uint64_t n = 1;
-    for (const uint64_t size : x->sizes) n *= size;
+    const uint64_t n = staging::ElementCount(x->sizes);
     const std::byte* in = x->origin;
     if (!out || SameOrDisjoint(in, out->origin, n * x->element_size())) {
       py::object result =

@@ -50,12 +50,6 @@ bool HasNoElements(const std::vector<uint64_t>& sizes) {
   return std::find(sizes.begin(), sizes.end(), uint64_t{0}) != sizes.end();
 }
 
-uint64_t ElementCount(const std::vector<uint64_t>& sizes) {
-  uint64_t count = 1;
-  for (uint64_t s : sizes) count *= s;
-  return count;
-}
-
 OperatorDesc DescribeCall(const Device& device, const StridedCall& call, const Geometry& g) {
   const FeatureLevel level = device.feature_level();
   return WithTensors(call.op, Describe(call.type, g.sizes, g.in_strides, level),
@@ -145,6 +139,12 @@ Status RunThroughDevice(const Device& device, const StridedCall& call) {
 // GCOVR_EXCL_STOP
 
 }  // namespace
+
+uint64_t ElementCount(const std::vector<uint64_t>& sizes) {
+  uint64_t count = 1;
+  for (uint64_t s : sizes) count *= s;
+  return count;
+}
 
 Geometry MergeDims(const Geometry& g) {
   struct Dim {

@@ -65,6 +65,9 @@ bool DeviceMemoryIsHost(const Device& device);
 // the extended level (DirectML levels add 16-byte alignment and DMLCalcBufferTensorSize sizes).
 bool BindsPackedHostArrays(const Device& device);
 
+// The number of elements of a tensor of these sizes (their product; validated shapes fit).
+uint64_t ElementCount(const std::vector<uint64_t>& sizes);
+
 // The bytes of a device buffer that holds a packed tensor of `shape`: its packed size, rounded up
 // to DirectML's DMLCalcBufferTensorSize, so one buffer is valid at every feature level.
 uint64_t PackedBufferBytes(DataType type, const std::vector<uint64_t>& shape);
