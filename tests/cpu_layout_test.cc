@@ -739,8 +739,8 @@ TEST(CpuKernelTables, TransposedTilesMatchReferenceAtEveryShape) {
                        (aliasing ? " 4 KiB pitch" : "") +
                        (aliasing_input ? " 4 KiB input pitch" : "");
               };
-              // Bytes between input rows (b); 4 KiB puts a band's rows into one L1 set (int8
-              // kernels then take 128-bit block stores instead of whole-row stores).
+              // Bytes between input rows (b); 4 KiB puts a band's rows into one L1 set (the
+              // kernels then stage each band of input rows through a buffer).
               const size_t in_pitch = aliasing_input ? 4096 : (a_count + 5) * esize;
               const std::byte* in = aliasing_input ? wide_input.data() : input.data();
               ptrdiff_t in_stride = static_cast<ptrdiff_t>(in_pitch);

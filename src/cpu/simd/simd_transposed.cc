@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 
 #include "cpu/kernel_table.h"
 
@@ -127,22 +128,56 @@ HWY_INLINE void PrefetchRows(const std::byte* p, ptrdiff_t stride, size_t rows, 
   }
 }
 
+// Copies `bytes` >= 16 bytes with whole vectors (the last one shifted back to end at `bytes`).
+HWY_INLINE void CopyRowBytes(const std::byte* from, std::byte* to, size_t bytes) {
+  const hn::ScalableTag<uint8_t> d;
+  const hn::Full128<uint8_t> d128;
+  const auto copy = [&](auto dv) {
+    const size_t lanes = hn::Lanes(dv);
+    for (size_t i = 0;; i += lanes) {
+      i = std::min(i, bytes - lanes);
+      hn::StoreU(hn::LoadU(dv, reinterpret_cast<const uint8_t*>(from) + i), dv,
+                 reinterpret_cast<uint8_t*>(to) + i);
+      if (i + lanes == bytes) break;
+    }
+  };
+  if (bytes >= hn::Lanes(d)) {
+    copy(d);
+  } else {
+    copy(d128);
+  }
+}
+
 // The `width` >= L output rows from one position along a (a group: one input cache line's worth
 // of elements), a vector of D (L * N elements) at a time along b (the last one shifted back to
 // end at b_count >= L * N). Each band of L * N input rows is transposed for the whole group, L
 // columns at a time (the last step shifted back to end at `width`), while its lines are in L1.
-template <class Op, class D>
+// With kStaged, the band's row pieces are first copied into a buffer of 64-byte rows: rows whose
+// lines share a few L1 sets (a power-of-two stride) would evict each other between the L-column
+// steps; staged, each line is read once. For int8 on Zen 3 (2 threads) this gained 1.4-1.8x for
+// NCHW -> NHWC and 1.15-1.27x for 2048- and 4096-byte square transposes over the 128-bit block
+// stores those tiles took before (docs/performance.md, "staged bands").
+template <class Op, bool kStaged, class D>
 HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
                                ptrdiff_t out_pitch, size_t width, size_t b_count,
                                const std::byte* next_group) {
   using Lane = hn::TFromD<D>;
   constexpr size_t L = 16 / sizeof(Lane);
+  constexpr size_t kBand = hn::MaxLanes(D());
   const size_t band = hn::MaxLanes(d);  // input rows per vector of D: L per block
   const size_t row_bytes = width * sizeof(Lane);
   const bool prefetch = FarRows(in_stride);
+  HWY_ALIGN std::byte stage[kStaged ? kBand * 64 : 1];
+  const ptrdiff_t rows_stride = kStaged ? 64 : in_stride;
   for (size_t b = 0;; b += band) {
     b = std::min(b, b_count - band);
     const std::byte* rows = in + static_cast<ptrdiff_t>(b) * in_stride;
+    if constexpr (kStaged) {
+      for (size_t r = 0; r < band; ++r) {
+        CopyRowBytes(rows + static_cast<ptrdiff_t>(r) * in_stride, stage + r * 64, row_bytes);
+      }
+      rows = stage;
+    }
     // The next band's lines (or the next group's first band's) are requested now when input rows
     // are far apart, which defeats the hardware prefetchers (closer rows are left to them on this
     // path: the requests measured slower in cache; docs/performance.md).
@@ -154,7 +189,7 @@ HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, st
     }
     for (size_t a = 0;; a += L) {
       a = std::min(a, width - L);
-      TransposeToRows<Op>(d, rows + a * sizeof(Lane), in_stride,
+      TransposeToRows<Op>(d, rows + a * sizeof(Lane), rows_stride,
                           out + static_cast<ptrdiff_t>(a) * out_pitch + b * sizeof(Lane),
                           out_pitch);
       if (a + L == width) break;
@@ -164,7 +199,7 @@ HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, st
 }
 
 // TransposeGroup with the widest vectors (of at most D's blocks) that b_count fills.
-template <class Op, class D>
+template <class Op, bool kStaged, class D>
 HWY_INLINE void TransposeGroupWidest(D d, const std::byte* in, ptrdiff_t in_stride, std::byte* out,
                                      ptrdiff_t out_pitch, size_t width, size_t b_count,
                                      const std::byte* next_group) {
@@ -172,11 +207,11 @@ HWY_INLINE void TransposeGroupWidest(D d, const std::byte* in, ptrdiff_t in_stri
   constexpr size_t kBytes = hn::MaxLanes(D()) * sizeof(Lane);
   if constexpr (kBytes > 16) {
     if (b_count < hn::MaxLanes(d)) {
-      return TransposeGroupWidest<Op>(hn::Half<D>(), in, in_stride, out, out_pitch, width, b_count,
-                                      next_group);
+      return TransposeGroupWidest<Op, kStaged>(hn::Half<D>(), in, in_stride, out, out_pitch, width,
+                                               b_count, next_group);
     }
   }
-  TransposeGroup<Op>(d, in, in_stride, out, out_pitch, width, b_count, next_group);
+  TransposeGroup<Op, kStaged>(d, in, in_stride, out, out_pitch, width, b_count, next_group);
 }
 
 // Stores the 128-bit blocks of v: block k at p + k * block_pitch.
@@ -248,26 +283,6 @@ HWY_INLINE void TransposeColumnInBlocks(D d, const std::byte* in, ptrdiff_t in_s
   }
 }
 
-// Copies `bytes` >= 16 bytes with whole vectors (the last one shifted back to end at `bytes`).
-HWY_INLINE void CopyRowBytes(const std::byte* from, std::byte* to, size_t bytes) {
-  const hn::ScalableTag<uint8_t> d;
-  const hn::Full128<uint8_t> d128;
-  const auto copy = [&](auto dv) {
-    const size_t lanes = hn::Lanes(dv);
-    for (size_t i = 0;; i += lanes) {
-      i = std::min(i, bytes - lanes);
-      hn::StoreU(hn::LoadU(dv, reinterpret_cast<const uint8_t*>(from) + i), dv,
-                 reinterpret_cast<uint8_t*>(to) + i);
-      if (i + lanes == bytes) break;
-    }
-  };
-  if (bytes >= hn::Lanes(d)) {
-    copy(d);
-  } else {
-    copy(d128);
-  }
-}
-
 // Output rows of one step along a are written a vector at a time, each row revisited once per
 // band of input rows. When the vectors are narrower than a cache line and the output pitch maps
 // the step's rows to few 4 KiB page offsets (so the same few L1 sets: a power-of-two pitch maps
@@ -283,11 +298,15 @@ HWY_INLINE bool OutputRowsAlias(ptrdiff_t out_pitch, size_t rows, size_t row_byt
   return rows > 4 * offsets;
 }
 
-// Whether `rows` input rows a stride apart fall on fewer than rows / 8 page offsets (so into
-// fewer L1 sets than an 8-way L1 needs to hold one line of each).
+// Whether `rows` input rows a stride apart start in fewer than rows / 8 of a page's 64 cache-line
+// slots (so in fewer L1 sets than an 8-way L1 with 64 sets, as of 32 and 48 KiB, needs to hold
+// one line of each). Counted row by row, so that strides just off a power of two (2049 bytes)
+// count as the power of two they nearly are.
 HWY_INLINE bool InputRowsAlias(ptrdiff_t in_stride, size_t rows) {
   const size_t stride = static_cast<size_t>(in_stride < 0 ? -in_stride : in_stride);
-  return rows > 8 * (4096 / std::gcd(stride, size_t{4096}));
+  uint64_t slots = 0;
+  for (size_t r = 0; r < rows; ++r) slots |= uint64_t{1} << ((r * stride >> 6) & 63);
+  return rows > 8 * static_cast<size_t>(__builtin_popcountll(slots));
 }
 
 // Steps of `step` columns along a (the last shifted back to end at a_count); write(a, rows, pitch)
@@ -328,13 +347,21 @@ HWY_INLINE void TransposeRangeToRows(const std::byte* in, ptrdiff_t in_stride, s
   size_t blocks = hn::MaxLanes(d) * sizeof(T) / 16;  // of the vectors TransposeGroupWidest takes
   while (blocks > 1 && b_count < blocks * L) blocks /= 2;
   const bool buffered = 16 * blocks < 64 && OutputRowsAlias(out_pitch, width, row_bytes);
-  ForEachStep<kGroup>(out, out_pitch, a_count, width, row_bytes, buffered,
-                      [&](size_t a, std::byte* rows, ptrdiff_t pitch) HWY_ATTR {
-                        const size_t next = std::min(a + width, a_count - width);
-                        TransposeGroupWidest<Op>(
-                            d, in + a * sizeof(T), in_stride, rows, pitch, width, b_count,
-                            a + width < a_count ? in + next * sizeof(T) : nullptr);
-                      });
+  const auto steps = [&](auto staged) {
+    ForEachStep<kGroup>(out, out_pitch, a_count, width, row_bytes, buffered,
+                        [&](size_t a, std::byte* rows, ptrdiff_t pitch) HWY_ATTR {
+                          const size_t next = std::min(a + width, a_count - width);
+                          TransposeGroupWidest<Op, decltype(staged)::value>(
+                              d, in + a * sizeof(T), in_stride, rows, pitch, width, b_count,
+                              a + width < a_count ? in + next * sizeof(T) : nullptr);
+                        });
+  };
+  // 1-byte elements whose band's rows alias are staged a band at a time. 2- and 4-byte elements
+  // (here for far rows only) measured no faster staged (docs/performance.md).
+  if constexpr (sizeof(T) == 1) {
+    if (InputRowsAlias(in_stride, blocks * L)) return steps(std::true_type());
+  }
+  steps(std::false_type());
 }
 
 // Steps along a of the widest vectors that fit a_count (several 128-bit blocks per vector), else
@@ -426,17 +453,15 @@ void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, 
     return ScalarTransposed<Functor, T>(in, in_stride, out, out_pitch, a_count, b_count);
   }
   // Measured (transposed_kernel/AVX3, eltwise bench): whole-row stores win for int8 (4 rounds
-  // of interleaves, where three block extracts per vector weigh most) unless the band's input
-  // rows alias in L1 (the group's L-column steps would re-read evicted lines), and for 2- and
-  // 4-byte elements when input rows are a page or more apart (with their prefetches); 128-bit
+  // of interleaves, where three block extracts per vector weigh most; where the band's input
+  // rows alias in L1 they are staged, TransposeRangeToRows), and for 2- and 4-byte elements
+  // when input rows are a page or more apart (with their prefetches); 128-bit
   // block stores win for these in cache and for 8-byte elements on narrower vectors. 8-byte
   // elements on 512-bit vectors take whole 8 x 8 blocks (faster than block stores on one thread,
   // the same on two: eltwise_transpose_peers, f64; docs/performance.md).
   const bool far_rows = FarRows(in_stride);
   if constexpr (sizeof(T) == 1) {
-    if (!InputRowsAlias(in_stride, hn::MaxLanes(FullTag<Op>()))) {
-      return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
-    }
+    return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
   } else if constexpr (sizeof(T) <= 4) {
     if (far_rows) {
       return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
