@@ -20,7 +20,11 @@ struct CacheTuning {
   std::array<size_t, 4> transpose_tile_edge{};
   // Transposed outputs of at least this many bytes are written with non-temporal stores (x86).
   uint64_t stream_output_bytes = 0;
-  // The same where input and output rows are both far apart and output rows start on lines.
+  // The same where input and output rows are both far apart and output rows start on lines. On
+  // AMD family 25 models 0-15 (Zen 3 EPYC) the size of the others, by measurement: streaming these
+  // from four times L2 lost to ordinary stores inside the last level there (int8 and float32
+  // transposes of 4-8 MiB, docs/data/epyc-zen3-2026-11-29/scattered_stream.jsonl), while a Xeon
+  // VM had gained at 4 MiB.
   uint64_t stream_scattered_output_bytes = 0;
   // Contiguous and row outputs larger than the last level, on one thread, are written with
   // non-temporal stores. A choice of the microarchitecture, by measurement: on AMD family 25
@@ -42,10 +46,12 @@ struct CacheTuning {
 //   half of it or more, so a reader after the call finds little of it cached, and write-allocate
 //   reads (a third more traffic) are the larger cost;
 // - stream_scattered_output_bytes: four times L2 (a sixteenth of the last level where no L2 is
-//   reported): rows a page or more apart are written-allocated without prefetch, which costs from
-//   outputs the private caches cannot hold.
-// On a Zen 3 core (32 KiB L1d, 512 KiB L2, 32 MiB L3) these are the values chosen there by
-// measurement (docs/performance.md, "Where the tuning constants come from").
+//   reported), at most stream_output_bytes: rows a page or more apart are written-allocated
+//   without prefetch, which costs from outputs the private caches cannot hold; on Zen 3 EPYC
+//   stream_output_bytes (above).
+// On a Zen 3 core's caches (32 KiB L1d, 512 KiB L2, 32 MiB L3) these are the values chosen by
+// measurement on x86-64 VMs before they were derived (docs/performance.md, "Where the tuning
+// constants come from").
 CacheTuning TuningFor(const CpuCaches& caches);
 
 // This machine's: TuningFor(MachineCaches()), on first use.
