@@ -18,14 +18,14 @@ CacheTuning TuningFor(const CpuCaches& caches) {
   }
   const uint64_t last = caches.LastLevelBytes();
   tuning.stream_output_bytes = last / 4;
-  const bool zen3 =
-      caches.x86_vendor == "AuthenticAMD" && caches.x86_family == 25 && caches.x86_model < 16;
+  const bool amd_family_25 = caches.x86_vendor == "AuthenticAMD" && caches.x86_family == 25;
+  const bool zen3 = amd_family_25 && caches.x86_model < 16;
   tuning.stream_scattered_output_bytes =
       zen3 ? tuning.stream_output_bytes
            : std::min(tuning.stream_output_bytes,
                       caches.l2_bytes != 0 ? 4 * caches.l2_bytes : last / 16);
   tuning.stream_one_thread_past_last_level = zen3;
-  tuning.f16_round_in_integers = caches.x86_vendor == "AuthenticAMD" && caches.x86_family == 25;
+  tuning.f16_round_in_integers = amd_family_25;
   return tuning;
 }
 

@@ -163,17 +163,16 @@ HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, st
                                const std::byte* next_group) {
   using Lane = hn::TFromD<D>;
   constexpr size_t L = 16 / sizeof(Lane);
-  constexpr size_t kBand = hn::MaxLanes(D());
-  const size_t band = hn::MaxLanes(d);  // input rows per vector of D: L per block
+  constexpr size_t kBand = hn::MaxLanes(D());  // input rows per vector of D: L per block
   const size_t row_bytes = width * sizeof(Lane);
   const bool prefetch = FarRows(in_stride);
   HWY_ALIGN std::byte stage[kStaged ? kBand * 64 : 1];
   const ptrdiff_t rows_stride = kStaged ? 64 : in_stride;
-  for (size_t b = 0;; b += band) {
-    b = std::min(b, b_count - band);
+  for (size_t b = 0;; b += kBand) {
+    b = std::min(b, b_count - kBand);
     const std::byte* rows = in + static_cast<ptrdiff_t>(b) * in_stride;
     if constexpr (kStaged) {
-      for (size_t r = 0; r < band; ++r) {
+      for (size_t r = 0; r < kBand; ++r) {
         CopyRowBytes(rows + static_cast<ptrdiff_t>(r) * in_stride, stage + r * 64, row_bytes);
       }
       rows = stage;
@@ -181,11 +180,11 @@ HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, st
     // The next band's lines (or the next group's first band's) are requested now when input rows
     // are far apart, which defeats the hardware prefetchers (closer rows are left to them on this
     // path: the requests measured slower in cache; docs/performance.md).
-    if (prefetch && b + band < b_count) {
-      const size_t next = std::min(b + band, b_count - band);
-      PrefetchRows(in + static_cast<ptrdiff_t>(next) * in_stride, in_stride, band, row_bytes);
+    if (prefetch && b + kBand < b_count) {
+      const size_t next = std::min(b + kBand, b_count - kBand);
+      PrefetchRows(in + static_cast<ptrdiff_t>(next) * in_stride, in_stride, kBand, row_bytes);
     } else if (prefetch && next_group != nullptr) {
-      PrefetchRows(next_group, in_stride, band, row_bytes);
+      PrefetchRows(next_group, in_stride, kBand, row_bytes);
     }
     for (size_t a = 0;; a += L) {
       a = std::min(a, width - L);
@@ -194,7 +193,7 @@ HWY_INLINE void TransposeGroup(D d, const std::byte* in, ptrdiff_t in_stride, st
                           out_pitch);
       if (a + L == width) break;
     }
-    if (b + band == b_count) break;
+    if (b + kBand == b_count) break;
   }
 }
 
@@ -256,21 +255,21 @@ constexpr ptrdiff_t kPrefetchMinRowBytes = 256;
 
 // Bands of L input rows (the last shifted back to end at b_count) at one position along a: the
 // output rows of this position are completed a line at a time before moving on (output rows
-// with power-of-two pitches share few L1 sets, so revisiting them later would miss). For 1- and
-// 2-byte elements (bands of 16 and 8 rows) whose input rows lie kPrefetchMinRowBytes up to
-// kFarRowBytes apart, each band requests the next band's lines (one vector of each row) before it
-// is transposed: past the cache this gained for 1- and 2-byte elements and cost nothing in cache;
-// bands of 4-byte elements (4 rows) gained nothing and lost in cache; for far rows, which the
-// walker takes along the input rows, the same requests cost time (eltwise_transpose_peers on
-// x86-64; the figures are in docs/performance.md). Rows closer than kPrefetchMinRowBytes are
-// consecutive lines, which the prefetchers stream.
+// with power-of-two pitches share few L1 sets, so revisiting them later would miss). For 2-byte
+// elements (bands of 8 rows) whose input rows lie kPrefetchMinRowBytes up to kFarRowBytes apart,
+// each band requests the next band's lines (one vector of each row) before it is transposed: past
+// the cache this gained for 1- and 2-byte elements (1-byte tiles take whole-row stores now) and
+// cost nothing in cache; bands of 4-byte elements (4 rows) gained nothing and lost in cache; for
+// far rows, which the walker takes along the input rows, the same requests cost time
+// (eltwise_transpose_peers on x86-64; the figures are in docs/performance.md). Rows closer than
+// kPrefetchMinRowBytes are consecutive lines, which the prefetchers stream.
 template <class Op, class D>
 HWY_INLINE void TransposeColumnInBlocks(D d, const std::byte* in, ptrdiff_t in_stride,
                                         std::byte* out, ptrdiff_t out_pitch, size_t b_count) {
   using Lane = hn::TFromD<D>;
   constexpr size_t L = 16 / sizeof(Lane);
   const bool prefetch =
-      sizeof(Lane) <= 2 && AtLeastApart(in_stride, kPrefetchMinRowBytes) && !FarRows(in_stride);
+      sizeof(Lane) == 2 && AtLeastApart(in_stride, kPrefetchMinRowBytes) && !FarRows(in_stride);
   for (size_t b = 0;; b += L) {
     b = std::min(b, b_count - L);
     const std::byte* band = in + static_cast<ptrdiff_t>(b) * in_stride;
@@ -459,19 +458,21 @@ void TransposedVector(const std::byte* in, ptrdiff_t in_stride, std::byte* out, 
   // block stores win for these in cache and for 8-byte elements on narrower vectors. 8-byte
   // elements on 512-bit vectors take whole 8 x 8 blocks (faster than block stores on one thread,
   // the same on two: eltwise_transpose_peers, f64; docs/performance.md).
-  const bool far_rows = FarRows(in_stride);
   if constexpr (sizeof(T) == 1) {
     return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
-  } else if constexpr (sizeof(T) <= 4) {
-    if (far_rows) {
-      return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
+  } else {
+    if constexpr (sizeof(T) <= 4) {
+      if (FarRows(in_stride)) {
+        return TransposeRangeToRows<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
+      }
+    } else if constexpr (hn::MaxLanes(FullTag<Op>()) == 8) {
+      if (a_count >= 8 && b_count >= 8) {
+        return TransposeRange8x8<Op>(FullTag<Op>(), in, in_stride, out, out_pitch, a_count,
+                                     b_count);
+      }
     }
-  } else if constexpr (hn::MaxLanes(FullTag<Op>()) == 8) {
-    if (a_count >= 8 && b_count >= 8) {
-      return TransposeRange8x8<Op>(FullTag<Op>(), in, in_stride, out, out_pitch, a_count, b_count);
-    }
+    TransposeRangeInBlocks<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
   }
-  TransposeRangeInBlocks<Op, T>(in, in_stride, out, out_pitch, a_count, b_count);
 }
 
 #endif  // ELTWISE_HWY_TRANSPOSE
