@@ -237,10 +237,11 @@ struct RoundF16IntOp {
 
 #if ELTWISE_HWY_EXPLICIT_ROUND
 // Round of f32/f64 vectors with explicit-rounding instructions. `kFixSmall`: also put back
-// floor/ceil of subnormals, which DAZ would bend. A NaN comes out as it went in, bit for bit, as
-// from the functors (and the GPU): the instructions would quiet a signaling NaN.
+// floor/ceil of subnormals, which DAZ would bend. A NaN comes out as some NaN (the instructions
+// quiet a signaling one): callers put NaN lanes back, RoundFloatVec in f32/f64, the 16-bit ops
+// once in 16 bits after narrowing (a second check in f32 would be redundant).
 template <RoundingMode kMode, bool kFixSmall, class DF>
-HWY_INLINE hn::Vec<DF> RoundFloatVec(DF df, hn::Vec<DF> v) {
+HWY_INLINE hn::Vec<DF> RoundFloatAnyNaN(DF df, hn::Vec<DF> v) {
   using F = hn::TFromD<DF>;
   hn::Vec<DF> r;
   if constexpr (kMode == RoundingMode::kHalvesToNearestEven) {
@@ -261,7 +262,16 @@ HWY_INLINE hn::Vec<DF> RoundFloatVec(DF df, hn::Vec<DF> v) {
     const hn::RebindToSigned<DF> di;
     r = hn::BitCast(df, FixSubnormal<F, kMode>(di, hn::BitCast(di, v), hn::BitCast(di, r)));
   }
+  return r;
+}
+
+// As RoundFloatAnyNaN, and a NaN comes out as it went in, bit for bit, as from the functors (and
+// the GPU).
+template <RoundingMode kMode, bool kFixSmall, class DF>
+HWY_INLINE hn::Vec<DF> RoundFloatVec(DF df, hn::Vec<DF> v) {
+  using F = hn::TFromD<DF>;
   const hn::RebindToSigned<DF> di;
+  const auto r = RoundFloatAnyNaN<kMode, kFixSmall>(df, v);
   return hn::IfThenElse(hn::RebindMask(df, IsNaNBits<F>(di, hn::BitCast(di, v))), v, r);
 }
 
@@ -292,14 +302,15 @@ struct RoundBF16Op {
     const auto pairs = hn::BitCast(du, v);
     const auto upper = hn::BitCast(df, hn::And(pairs, hn::Set(du, 0xFFFF0000u)));
     const auto lower = hn::BitCast(df, hn::ShiftLeft<16>(pairs));
-    const auto r_upper = hn::BitCast(du, RoundFloatVec<kMode, false>(df, upper));
-    const auto r_lower = hn::BitCast(du, RoundFloatVec<kMode, false>(df, lower));
-    const auto r = hn::BitCast(d, hn::Or(r_upper, hn::ShiftRight<16>(r_lower)));
+    const auto r_upper = hn::BitCast(du, RoundFloatAnyNaN<kMode, false>(df, upper));
+    const auto r_lower = hn::BitCast(du, RoundFloatAnyNaN<kMode, false>(df, lower));
+    auto r = hn::BitCast(d, hn::Or(r_upper, hn::ShiftRight<16>(r_lower)));
     if constexpr (kMode == RoundingMode::kDown || kMode == RoundingMode::kUp) {
-      return FixSubnormal<bfloat16_t, kMode>(d, v, r);
-    } else {
-      return r;
+      r = FixSubnormal<bfloat16_t, kMode>(d, v, r);
     }
+    // A quieted NaN keeps its low half zero (the quieting bit is in the upper half): NaN lanes
+    // are put back as they came, once, in 16 bits.
+    return hn::IfThenElse(IsNaNBits<bfloat16_t>(d, v), v, r);
   }
 };
 
@@ -315,7 +326,7 @@ struct RoundF16Op {
   static HWY_INLINE hn::Vec<D> Apply(D d, hn::Vec<D> v) {
     const hn::Rebind<float, D> df;
     const hn::Rebind<hwy::float16_t, D> df16;
-    const auto r = RoundFloatVec<kMode, false>(df, hn::PromoteTo(df, hn::BitCast(df16, v)));
+    const auto r = RoundFloatAnyNaN<kMode, false>(df, hn::PromoteTo(df, hn::BitCast(df16, v)));
     // F16C quiets a signaling NaN on the way: NaN lanes are put back as they came.
     return hn::IfThenElse(IsNaNBits<float16_t>(d, v), v, hn::BitCast(d, hn::DemoteTo(df16, r)));
   }
