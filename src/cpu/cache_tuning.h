@@ -31,11 +31,14 @@ struct CacheTuning {
   // models 0-15 (Zen 3 EPYC) one thread gained 1.49x at 128 MiB (docs/performance.md); on a Zen 5
   // VM it tied, and on 2 threads it lost on both, so it is off elsewhere and on more threads.
   bool stream_one_thread_past_last_level = false;
-  // f16 Round on AVX2 in the 16-bit integer domain rather than through F16C's conversions. A choice
-  // of the microarchitecture, by measurement (eltwise_benchmark kernel/AVX2/Round*/float16): on
-  // AMD family 25 (Zen 3), where VCVTPS2PH is slow, the integer domain was 1.02-2.0x faster
-  // across the five modes (docs/data/epyc-zen3-2026-11-29/f16_round_routes.jsonl); on an Intel
-  // Xeon with AVX-512 F16C was 2-3x faster than the integer domain then (docs/performance.md).
+  // f16 Round on AVX2 in the 16-bit integer domain, for toward zero and ties away, rather than
+  // through F16C's conversions. A choice of the microarchitecture, by measurement
+  // (eltwise_benchmark kernel/AVX2/Round*/float16): on AMD family 25 (Zen 3), where VCVTPS2PH is
+  // slow, the integer domain was 1.02-2.0x faster across the five modes
+  // (docs/data/epyc-zen3-2026-11-29/f16_round_routes.jsonl); once F16C's route checked NaN lanes
+  // only once, it stayed faster there for those two modes only (f16_round_nan_once.jsonl in the
+  // same folder). On an Intel Xeon with AVX-512 F16C was 2-3x faster than the integer domain then
+  // (docs/performance.md).
   bool f16_round_in_integers = false;
 };
 

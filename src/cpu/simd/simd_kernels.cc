@@ -223,8 +223,8 @@ const KernelTable* GetTargetTable() {
 }
 
 #if ELTWISE_HWY_F16_ROUND_ROUTES
-// The same with f16 Round in the integer domain, the route CacheTuning::f16_round_in_integers
-// picks on CPUs whose F16C conversions are slow.
+// The same with f16 Round toward zero and ties away in the integer domain (RoutedOp), the table
+// CacheTuning::f16_round_in_integers picks on CPUs whose F16C conversions are slow.
 const KernelTable* GetF16IntegerTable() {
   static const KernelTable table = MakeTable<true>();
   return &table;

@@ -390,8 +390,9 @@ struct OpFor<RoundFunctor<kMode>, bfloat16_t> {
 // faster in the integer domain; the integer domain on targets without F16C (SSSE3 excepted: its
 // 16-bit variable shift in Highway 1.0.3 needs SSE4.1, so it keeps the reference loop).
 // Chosen by measurement of the kernels (eltwise_benchmark, kernel/<target>/Round*/float16) on
-// x86-64; see docs/performance.md. On AVX2 the other route has a table of its own too
-// (ForEachVectorEntry<true>), run where CacheTuning::f16_round_in_integers says so.
+// x86-64; see docs/performance.md. On AVX2 a table of its own takes the integer domain for the
+// modes where that is faster on CPUs with slow F16C conversions (RoutedOp,
+// ForEachVectorEntry<true>), run where CacheTuning::f16_round_in_integers says so.
 template <RoundingMode kMode>
 struct OpFor<RoundFunctor<kMode>, float16_t> {
 #if ELTWISE_HWY_EXPLICIT_ROUND && ELTWISE_HWY_NATIVE_F16
@@ -438,7 +439,10 @@ struct VectorImpl<Functor, T, true> {
 };
 
 // VectorImpl's op, or with kF16RoundInIntegers on a target with both f16 Round routes, the
-// integer domain's for f16 Round.
+// integer domain's for f16 Round toward zero and ties away. Those two modes are the ones the
+// integer domain runs faster on AMD family 25 (Zen 3), where this table runs; ties-even, floor and
+// ceil run faster there through F16C once its NaN lanes are checked only once
+// (docs/performance.md, "float16 Round: F16C or the integer domain").
 template <bool kF16RoundInIntegers, class Functor, class T, class Op>
 struct RoutedOp {
   using type = Op;
@@ -446,7 +450,9 @@ struct RoutedOp {
 #if ELTWISE_HWY_F16_ROUND_ROUTES
 template <RoundingMode kMode, class Op>
 struct RoutedOp<true, RoundFunctor<kMode>, float16_t, Op> {
-  using type = RoundF16IntOp<kMode>;
+  static constexpr bool kInteger =
+      kMode == RoundingMode::kTowardZero || kMode == RoundingMode::kTowardInfinity;
+  using type = std::conditional_t<kInteger, RoundF16IntOp<kMode>, Op>;
 };
 #endif
 
