@@ -9,6 +9,11 @@
 //   op/<function>/<dtype>/<layout>/<bytes>           a compiled operator through Execute (all
 //                                                    threads)
 //   copy/memcpy/<bytes>, copy/memset/<bytes>         baselines on the calling thread
+//   access/<read|write>/<strip>B_strips/row<R>_pitch<P>/<bytes>
+//                                                    reads or writes alone, one thread: a matrix
+//                                                    of rows of R bytes P apart, strip by strip
+//                                                    (one side of a transpose; <strip> = R: row
+//                                                    by row)
 // <bytes> is the output size; bytes/s counts input + output (output only for broadcast and fills).
 // Select with --benchmark_filter, e.g. --benchmark_filter='op/.*/float32/contiguous/.*'.
 // For ratios against a copy measured in the same run, use `eltwise bench`.
@@ -138,6 +143,49 @@ void CopyBenchmark(benchmark::State& state, bench::Baseline baseline, uint64_t b
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * moved));
 }
 
+// Reads (or, with kWrite, writes) a matrix of `bytes`, rows of `row_bytes` `pitch` apart, column
+// strip by column strip: `strip` bytes of every row, then the next strip (strip == row_bytes: row
+// by row). One side of a transpose that takes each line once, without its shuffles and the other
+// side: a bound on transposes from that memory level (bench/access_bound.py).
+template <bool kWrite>
+void StripAccessBenchmark(benchmark::State& state, size_t row_bytes, size_t pitch, size_t strip,
+                          uint64_t bytes) {
+  const size_t rows = bytes / row_bytes;
+  FilledBuffer matrix(rows * pitch);
+  // 16-byte vectors (GCC and Clang; the width every target has in registers), four per 64-byte
+  // line: read and XORed into four accumulators, or written from them.
+  using Vec = uint64_t __attribute__((vector_size(16)));
+  Vec acc[4] = {{1, 2}, {3, 4}, {5, 6}, {7, 8}};
+  for (auto _ : state) {
+    Vec acc0 = acc[0], acc1 = acc[1], acc2 = acc[2], acc3 = acc[3];
+    for (size_t column = 0; column < row_bytes; column += strip) {
+      for (size_t r = 0; r < rows; ++r) {
+        std::byte* piece = matrix.data() + r * pitch + column;
+        for (size_t k = 0; k < strip; k += 4 * sizeof(Vec)) {
+          Vec v[4];
+          if constexpr (kWrite) {
+            v[0] = acc0;
+            v[1] = acc1;
+            v[2] = acc2;
+            v[3] = acc3;
+            std::memcpy(piece + k, v, sizeof(v));
+          } else {
+            std::memcpy(v, piece + k, sizeof(v));
+            acc0 ^= v[0];
+            acc1 ^= v[1];
+            acc2 ^= v[2];
+            acc3 ^= v[3];
+          }
+        }
+      }
+    }
+    Vec sink = (acc0 ^ acc1) ^ (acc2 ^ acc3);  // the accumulators themselves stay in registers
+    benchmark::DoNotOptimize(sink);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * rows * row_bytes));
+}
+
 void RegisterAll() {
   // Kernels of every target, in-cache sizes (compute-bound regime).
   for (const NamedKernelTable& table : AvailableKernelTables()) {
@@ -218,6 +266,26 @@ void RegisterAll() {
                                    bench::SizeName(bytes);
           benchmark::RegisterBenchmark(name.c_str(), OpBenchmark, function, type,
                                        *bench::ParseLayout(layout), bytes)
+              ->UseRealTime();
+        }
+      }
+    }
+  }
+  // Strip reads and writes of the row sizes of the power-of-two transposes (int8 2048², float32
+  // 1024²) and of the same rows 64 bytes further apart, at 4 MiB: in the last level here, out of
+  // L2 (the size where transposes fall furthest behind a copy).
+  const uint64_t access_bytes = uint64_t{4} << 20;
+  for (const bool write : {false, true}) {
+    for (size_t row_bytes : {size_t{2048}, size_t{4096}}) {
+      for (size_t pad : {size_t{0}, size_t{64}}) {
+        for (size_t strip : {size_t{64}, size_t{256}, size_t{1024}, row_bytes}) {
+          const std::string name =
+              std::string("access/") + (write ? "write/" : "read/") + std::to_string(strip) +
+              "B_strips/row" + std::to_string(row_bytes) + "_pitch" +
+              std::to_string(row_bytes + pad) + "/" + bench::SizeName(access_bytes);
+          benchmark::RegisterBenchmark(
+              name.c_str(), write ? StripAccessBenchmark<true> : StripAccessBenchmark<false>,
+              row_bytes, row_bytes + pad, strip, access_bytes)
               ->UseRealTime();
         }
       }
