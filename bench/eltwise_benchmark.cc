@@ -146,7 +146,7 @@ void CopyBenchmark(benchmark::State& state, bench::Baseline baseline, uint64_t b
 // Reads (or, with kWrite, writes) a matrix of `bytes`, rows of `row_bytes` `pitch` apart, column
 // strip by column strip: `strip` bytes of every row, then the next strip (strip == row_bytes: row
 // by row). One side of a transpose that takes each line once, without its shuffles and the other
-// side: a bound on transposes from that memory level (bench/access_bound.py).
+// side: a bound on transposes from that memory level (bench/kernel_routes.py record-access).
 template <bool kWrite>
 void StripAccessBenchmark(benchmark::State& state, size_t row_bytes, size_t pitch, size_t strip,
                           uint64_t bytes) {
