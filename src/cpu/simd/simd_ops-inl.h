@@ -440,9 +440,9 @@ struct VectorImpl<Functor, T, true> {
 
 // VectorImpl's op, or with kF16RoundInIntegers on a target with both f16 Round routes, the
 // integer domain's for f16 Round toward zero and ties away. Those two modes are the ones the
-// integer domain runs faster on AMD family 25 (Zen 3), where this table runs; ties-even, floor and
-// ceil run faster there through F16C once its NaN lanes are checked only once
-// (docs/performance.md, "float16 Round: F16C or the integer domain").
+// integer domain runs faster on AMD family 25 (Zen 3), where this table runs; ties-even and ceil
+// run faster there through F16C once its NaN lanes are checked only once, and floor about as fast
+// (it goes with ceil; docs/performance.md, "float16 Round: F16C or the integer domain").
 template <bool kF16RoundInIntegers, class Functor, class T, class Op>
 struct RoutedOp {
   using type = Op;
