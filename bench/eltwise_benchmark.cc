@@ -155,9 +155,8 @@ void StripAccessBenchmark(benchmark::State& state, size_t row_bytes, size_t pitc
   // 16-byte vectors (GCC and Clang; the width every target has in registers), four per 64-byte
   // line: read and XORed into four accumulators, or written from them.
   using Vec = uint64_t __attribute__((vector_size(16)));
-  Vec acc[4] = {{1, 2}, {3, 4}, {5, 6}, {7, 8}};
   for (auto _ : state) {
-    Vec acc0 = acc[0], acc1 = acc[1], acc2 = acc[2], acc3 = acc[3];
+    Vec acc0{1, 2}, acc1{3, 4}, acc2{5, 6}, acc3{7, 8};
     for (size_t column = 0; column < row_bytes; column += strip) {
       for (size_t r = 0; r < rows; ++r) {
         std::byte* piece = matrix.data() + r * pitch + column;

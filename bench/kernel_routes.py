@@ -7,7 +7,7 @@ accesses against a copy (access/ cases).
         --benchmark before=OLD/bench/eltwise_benchmark --benchmark after=build/default/bench/eltwise_benchmark \\
         --filter 'kernel/(AVX2|AVX2_F16RoundInIntegers|SSE4)/Round.*/float16/(4|64)KiB' \\
         --out docs/data/NAME/f16_round_routes.jsonl [--runs 3]
-    python3 bench/kernel_routes.py record-access --eltwise build/default/tools/eltwise \
+    python3 bench/kernel_routes.py record-access --eltwise build/default/tools/eltwise \\
         --benchmark build/default/bench/eltwise_benchmark --out docs/data/NAME/access_bound.jsonl [--runs 5]
     python3 bench/kernel_routes.py report [docs/performance.md]        (rewrites the sections)
     python3 bench/kernel_routes.py report --check docs/performance.md  (exit 1 if one is stale)
