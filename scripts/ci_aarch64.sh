@@ -50,33 +50,11 @@ done
 export GTEST_BRIEF=1
 neon=max,sve=off
 [ "$mode" = all ] || neon=max,sve128=on  # quick: every program on the SVE2 CPU instead
-# run_sharded CPU NAME PROGRAM: the program's tests split between two qemu processes at once (one
-# per core: qemu-user runs a single-threaded test on one), each shard's output kept apart.
-run_sharded() {
-  local cpu=$1 name=$2 program=$3 shard pids=() failed=0 t0=$SECONDS
-  for shard in 0 1; do
-    GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$shard QEMU_CPU=$cpu qemu-aarch64 "$program" \
-      >"$bin/shard$shard.log" 2>&1 &
-    pids+=($!)
-  done
-  for shard in 0 1; do
-    wait "${pids[$shard]}" || failed=1
-    tail -n 3 "$bin/shard$shard.log"
-  done
-  if [ $failed = 1 ]; then
-    cat "$bin"/shard*.log
-    echo "-- $PLATFORM: [$cpu] $name FAILED" >&2
-    return 1
-  fi
-  echo "-- $PLATFORM: [$cpu] $name passed in $((SECONDS - t0)) s (2 shards)"
-}
+# Each program's tests split between one qemu process per core (qemu-user runs a single-threaded
+# test on one core), each shard's output kept apart.
 for program in $(find $bin/tests -type f -perm -u+x -name 'eltwise_*test*' \
                    ! -name 'eltwise_huge_test' | sort); do
-  if [ "$(basename "$program")" = eltwise_tests ]; then
-    run_sharded $neon "$(basename "$program")" "$program"
-  else
-    run $neon "$(basename "$program")" "$program"
-  fi
+  sharded "[$neon] $(basename "$program")" env QEMU_CPU=$neon qemu-aarch64 "$program"
 done
 
 if [ "$mode" = quick ]; then

@@ -28,6 +28,6 @@ cmake --preset asan -B "$build" -DELTWISE_BUILD_ONNX=OFF "$(sanitizer_build_flag
 cmake --build "$build" -j2 --target eltwise_tests eltwise_cli eltwise_cli_tests
 
 export GTEST_BRIEF=1
-timed "eltwise_tests" timeout 2400 "$build/tests/eltwise_tests"
+sharded "eltwise_tests" timeout 2400 "$build/tests/eltwise_tests"
 timed "eltwise_cli_tests" timeout 900 "$build/tests/cli/eltwise_cli_tests"
 step "done"

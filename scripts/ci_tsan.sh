@@ -27,13 +27,15 @@ export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:exitcode=66"
 no_aslr=(setarch "$(uname -m)" -R)
 # From eltwise_tests, the pool and the layout tests alone (eltwise_concurrency_tests: a smaller
 # build): compiled operators from many threads, and every layout walk (contiguous, rows,
-# broadcast, transposed, gathered, partial overlap) on 1 to 5 threads around the parallel grain.
+# broadcast, transposed, gathered, partial overlap) on 1 to 5 threads around the parallel grain,
+# as a gtest shard per CPU side by side.
 # Left out for time (about 70 s under TSan), as they run walks the others run too: the staging
 # bound and the limits of partial overlap, the broadcast fills at unaligned addresses and the
 # small calls that take the direct kernel.
 left_out='Layout.PartialOverlapStagingIsBounded:Layout.PartialOverlapLargerThanTheLimits'
 left_out+=':CpuLayouts.BroadcastFillAtUnalignedAddresses:CpuLayouts.SmallContiguousDirectPath*'
-"${no_aslr[@]}" "$build/tests/eltwise_concurrency_tests" \
+export GTEST_BRIEF=1
+sharded eltwise_concurrency_tests "${no_aslr[@]}" "$build/tests/eltwise_concurrency_tests" \
   --gtest_filter="ThreadPool.*:*.OneCompiledOperatorFromManyThreads:CpuLayouts.*:Layout.*:-$left_out"
 threaded='Stress\.|Cli\.(Streamed|Interrupted)'
 "${no_aslr[@]}" ctest --test-dir "$build" -j2 --output-on-failure --no-tests=error -R "$threaded" -E 'huge'
