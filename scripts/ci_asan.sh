@@ -3,8 +3,9 @@
 # code that moves memory: every kernel table (the exhaustive 8/16-bit semantics on each compiled
 # SIMD target), the layouts and their walkers, partial overlap, validation and staging
 # (eltwise_tests), and the command-line tool with its streamed files (eltwise_cli_tests, which runs
-# the instrumented `eltwise`). Each test program runs once, directly (not one process per test), in
-# a time box: a run that needs longer fails the stage rather than stretching CI.
+# the instrumented `eltwise`). Each test program runs as one gtest shard per CPU side by side (not
+# a process per test), in a time box: a run that needs longer fails the stage rather than
+# stretching CI.
 # `bash scripts/ci_asan.sh all` runs the whole suite under the `asan` preset instead (`full`).
 #   usage: bash scripts/ci_asan.sh [quick|all]
 set -euo pipefail
@@ -29,5 +30,5 @@ cmake --build "$build" -j2 --target eltwise_tests eltwise_cli eltwise_cli_tests
 
 export GTEST_BRIEF=1
 sharded "eltwise_tests" timeout 2400 "$build/tests/eltwise_tests"
-timed "eltwise_cli_tests" timeout 900 "$build/tests/cli/eltwise_cli_tests"
+sharded "eltwise_cli_tests" timeout 900 "$build/tests/cli/eltwise_cli_tests"
 step "done"
