@@ -6,8 +6,8 @@
 # the instrumented `eltwise`). Each test program runs as one gtest shard per CPU side by side (not
 # a process per test), in a time box: a run that needs longer fails the stage rather than
 # stretching CI.
-# The SIMD kernels' sources are compiled without ASan's use-after-scope checks (src/cpu/simd/simd.cmake
-# says why); everything else has them.
+# The SIMD kernels' sources are compiled without ASan's use-after-scope checks
+# (src/cpu/simd/simd.cmake says why); everything else has them.
 # `bash scripts/ci_asan.sh all` runs the whole suite under the `asan` preset instead (`full`).
 #   usage: bash scripts/ci_asan.sh [quick|all]
 set -euo pipefail
