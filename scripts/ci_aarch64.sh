@@ -50,11 +50,16 @@ done
 export GTEST_BRIEF=1
 neon=max,sve=off
 [ "$mode" = all ] || neon=max,sve128=on  # quick: every program on the SVE2 CPU instead
-# Each program's tests split between one qemu process per core (qemu-user runs a single-threaded
-# test on one core), each shard's output kept apart.
+# Each gtest program's tests split between one qemu process per core (qemu-user runs a
+# single-threaded test on one core), each shard's output kept apart; the programs without gtest
+# (no GTEST_SHARD_INDEX in them: the DirectML C and target-version checks) run once.
 for program in $(find $bin/tests -type f -perm -u+x -name 'eltwise_*test*' \
                    ! -name 'eltwise_huge_test' | sort); do
-  sharded "[$neon] $(basename "$program")" env QEMU_CPU=$neon qemu-aarch64 "$program"
+  if grep -q GTEST_SHARD_INDEX "$program"; then
+    sharded "[$neon] $(basename "$program")" env QEMU_CPU=$neon qemu-aarch64 "$program"
+  else
+    run $neon "$(basename "$program")" "$program"
+  fi
 done
 
 if [ "$mode" = quick ]; then

@@ -25,9 +25,10 @@ if(ELTWISE_SIMD)
   set(ELTWISE_WITH_HWY ON)
   # One translation unit per kernel family (and per stride for gathers), each compiling every
   # target, so that they build in parallel; simd_ops-inl.h holds the vector ops they share.
-  list(APPEND eltwise_backend_sources ${CMAKE_CURRENT_LIST_DIR}/simd_kernels.cc
-       ${CMAKE_CURRENT_LIST_DIR}/simd_transposed.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered2.cc
-       ${CMAKE_CURRENT_LIST_DIR}/simd_gathered3.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered4.cc)
+  set(eltwise_simd_sources ${CMAKE_CURRENT_LIST_DIR}/simd_kernels.cc
+      ${CMAKE_CURRENT_LIST_DIR}/simd_transposed.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered2.cc
+      ${CMAKE_CURRENT_LIST_DIR}/simd_gathered3.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered4.cc)
+  list(APPEND eltwise_backend_sources ${eltwise_simd_sources})
   list(APPEND eltwise_link_libraries hwy::hwy)
   # Under AddressSanitizer the kernels' sources leave out its use-after-scope checks: Highway's
   # inlined vector temporaries give them thousands of scopes to poison and unpoison, which took
@@ -35,11 +36,8 @@ if(ELTWISE_SIMD)
   # writes past a buffer, on the heap or in the kernels' stack arrays, are still caught; every
   # other source keeps the check.
   if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=[^ ]*address")
-    set_source_files_properties(
-      ${CMAKE_CURRENT_LIST_DIR}/simd_kernels.cc ${CMAKE_CURRENT_LIST_DIR}/simd_transposed.cc
-      ${CMAKE_CURRENT_LIST_DIR}/simd_gathered2.cc ${CMAKE_CURRENT_LIST_DIR}/simd_gathered3.cc
-      ${CMAKE_CURRENT_LIST_DIR}/simd_gathered4.cc
-      PROPERTIES COMPILE_OPTIONS -fno-sanitize-address-use-after-scope)
+    set_source_files_properties(${eltwise_simd_sources}
+                                PROPERTIES COMPILE_OPTIONS -fno-sanitize-address-use-after-scope)
   endif()
   # "static" compiles the kernels once, for the target the compiler flags allow (for x86-64's
   # baseline flags, Highway's EMU128), instead of once per target with run-time dispatch: several
