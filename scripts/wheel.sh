@@ -198,8 +198,8 @@ old_glibc_root() {
 }
 # In a chroot of ROOT with nothing of the host but the mounts debian_root.sh's `run` makes (the
 # source tree, for python/tests, and the wheelhouse, both read-only): a venv of PYTHON (a command
-# or path in ROOT), WHEEL (in OUT/wheelhouse) with its extra $EXTRA (test-core or test) from PyPI, then
-# $check. ROOT must have no Highway, ONNX or protobuf library. Used by test-in-root and
+# or path in ROOT), WHEEL (in OUT/wheelhouse) with its extra $EXTRA (test or test-core) from PyPI,
+# then $check. ROOT must have no Highway, ONNX or protobuf library. Used by test-in-root and
 # test-in-old-root.
 test_in_chroot() {  # ROOT PYTHON WHEEL OUT
   local dir=$1 python=$2 wheel=$3 out=$4 lib
