@@ -16,8 +16,4 @@ if(ELTWISE_COVERAGE)
   endif()
   add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:--coverage;-fno-inline>")
   add_link_options(--coverage)
-  # No link-time optimisation: pybind11 adds -flto to its modules in Release builds unless this is
-  # defined. Linking the two Python modules with it took about 60 s of the coverage build, whose
-  # code is measured, not shipped.
-  set(CMAKE_INTERPROCEDURAL_OPTIMIZATION OFF)
 endif()
