@@ -14,8 +14,8 @@
 #
 # `quick` (CI's default `aarch64_sve` stage) runs every test program once, on the SVE2 CPU at 128
 # bits only: its best table is the widest kernel code (SVE2_128), and the all-table tests there
-# also run the SVE2, SVE, NEON, SCALAR and reference tables. `all` (the `aarch64` stage, `full`)
-# runs the four CPUs above.
+# also run the SVE2, SVE, NEON, SCALAR and reference tables; three slow partial-overlap tests are
+# left out (below). `all` (the `aarch64` stage, `full`) runs the four CPUs above.
 #   usage: bash scripts/ci_aarch64.sh [all|quick]
 set -euo pipefail
 mode=${1:-all}
@@ -49,7 +49,15 @@ done
 # the child inherits QEMU_CPU. eltwise_huge_test (opt-in, ~9 GiB) is left out.
 export GTEST_BRIEF=1
 neon=max,sve=off
-[ "$mode" = all ] || neon=max,sve128=on  # quick: every program on the SVE2 CPU instead
+if [ "$mode" = quick ]; then
+  neon=max,sve128=on  # every program on the SVE2 CPU instead
+  # Left out for time: three partial-overlap tests, among the slowest of eltwise_tests under
+  # qemu-user (193, 174 and 26 s, one process on a busy 2-core VM). Their subject is the planning
+  # and staging of overlapping walks, the same C++ on every CPU; the kernels they call, the other
+  # tests run. The test and asan stages run them on x86-64 (tsan the first), and `all` here.
+  export GTEST_FILTER="-Layout.PartialOverlapNonSquareTransposes:Layout.PartialOverlapStagingIsBounded"
+  GTEST_FILTER+=":Layout.PartialOverlapLargerThanTheLimits"
+fi
 # Each gtest program's tests split between one qemu process per core (qemu-user runs a
 # single-threaded test on one core), each shard's output kept apart; the programs without gtest
 # (no GTEST_SHARD_INDEX in them: the DirectML C and target-version checks) run once.
