@@ -126,7 +126,7 @@ set(CMAKE_AR "$bin/ar" CACHE FILEPATH "")
 set(CMAKE_RANLIB "$bin/ranlib" CACHE FILEPATH "")
 set(CMAKE_STRIP "$(command -v "$arch-linux-gnu-strip" || true)" CACHE FILEPATH "")  # binutils'
 set(CMAKE_POSITION_INDEPENDENT_CODE ON)
-# No link-time optimization (pybind11 tries -flto otherwise): zig would build another libc++ for it.
+# No link-time optimization: zig would build another libc++ for it.
 set(CMAKE_INTERPROCEDURAL_OPTIMIZATION OFF)
 set(CMAKE_FIND_ROOT_PATH "$dir/$arch/prefix")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)

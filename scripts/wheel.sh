@@ -373,7 +373,7 @@ for key, value in settings["cmake"]["define"].items(): print(f"-D{key}={value}")
   echo "wheel: configuring for CPython $version on $arch ($debian_root)"
   cmake -S "$root" -B "$target/cmake" -G Ninja "${defines[@]}" "${cross[@]}" -DSKBUILD=ON \
     -DCMAKE_INSTALL_PREFIX="$target/tree" -DPython_EXECUTABLE="$target/python" \
-    -DPython_INCLUDE_DIR="$target/include" -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)"
+    -DPython_INCLUDE_DIR="$target/include" -Dnanobind_DIR="$(python3 -m nanobind --cmake_dir)"
   if [ -n "$floor" ]; then
     # Only what the wheel installs and what that needs (zig's clang is slow on Highway's SIMD
     # targets; without eltwise._onnx the static library is not built at all).

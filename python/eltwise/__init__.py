@@ -19,15 +19,7 @@ import warnings
 from collections.abc import Iterator
 
 from . import _core, ufunc
-from ._core import (
-    EltwiseError,
-    OutOfMemoryError,
-    __version__,
-    get_num_threads,
-    info,
-    set_num_threads,
-    supports,
-)
+from ._core import EltwiseError, OutOfMemoryError, __version__
 from ._core import _set_thread_override
 
 # One function per op of the library's op registry (sign, round, ...), named as the registry
@@ -49,6 +41,33 @@ __all__ = [
 ]
 __all__ += _core._ops
 __all__.sort()
+
+
+def supports(op, dtype, ndim, feature_level="extended"):
+    """Whether `op` ("sign" or "round") accepts tensors of `dtype` (a NumPy dtype, a dtype name such
+    as "float16" or "bfloat16", or a NumPy short name such as "f2") with `ndim` dimensions at
+    `feature_level`, like DirectML's CheckFeatureSupport. False for a NumPy dtype eltwise does not
+    handle (complex, bool, ...); TypeError for something that is not a dtype."""
+    return _core._supports(op, dtype, ndim, feature_level)
+
+
+def info():
+    """What this build and machine offer: version, cpu_targets (best first), simd_targets (the SIMD
+    ones among them; empty: scalar kernels only), hardware_threads, cpu_model, l1d_cache_bytes,
+    l2_cache_bytes, l3_cache_bytes (one instance of each; 0: not reported), cuda_backend_built,
+    cuda_devices, feature_levels, dtypes, rounding_modes, nan_policies."""
+    return _core._info()
+
+
+def set_num_threads(threads):
+    """Sets how many threads a call uses by default, for the whole process (0: one per hardware
+    thread, the initial setting). A call's threads= and the num_threads context take precedence."""
+    _core._set_num_threads(threads)
+
+
+def get_num_threads():
+    """The process-wide default of set_num_threads (0: one per hardware thread)."""
+    return _core._get_num_threads()
 
 
 @contextlib.contextmanager

@@ -1,19 +1,16 @@
 #include "arguments.h"
 
-#include <pybind11/pybind11.h>
-
 #include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
 
 #include "core/op_registry.h"
+#include "errors.h"
 #include "runner.h"
 
 namespace eltwise::python {
 namespace {
-
-namespace py = pybind11;
 
 struct Interned {
   PyObject *x, *out, *feature_level, *device, *threads, *stream;
@@ -29,18 +26,18 @@ bool SameName(PyObject* name, PyObject* interned) {
 
 Place ParseDevice(const std::string& device) {
   if (std::optional<Place> place = ParsePlace(device)) return *place;
-  throw py::value_error("device is '" + device + "'; it must be 'cpu', 'cuda' or 'cuda:N'");
+  throw ValueError("device is '" + device + "'; it must be 'cpu', 'cuda' or 'cuda:N'");
 }
 
 // An option's text; TypeError naming the option and its accepted values for anything not a str.
 std::string OptionText(PyObject* value, const char* option, const std::string& accepted) {
   if (!PyUnicode_Check(value)) {
-    throw py::type_error(std::string(option) + " must be a str, " + accepted + "; got " +
-                         TypeName(value));
+    throw TypeError(std::string(option) + " must be a str, " + accepted + "; got " +
+                    TypeName(value));
   }
   Py_ssize_t size = 0;
   const char* text = PyUnicode_AsUTF8AndSize(value, &size);
-  if (text == nullptr) throw py::error_already_set();
+  if (text == nullptr) throw nb::python_error();
   return std::string(text, static_cast<size_t>(size));
 }
 
@@ -59,7 +56,7 @@ int OptionArgument(Op op, PyObject* value) {
   for (size_t i = 0; i < option.names.size(); ++i) {
     if (text == option.names[i]) return static_cast<int>(i);
   }
-  throw py::value_error(field + " is '" + text + "'; it must be " + accepted);
+  throw ValueError(field + " is '" + text + "'; it must be " + accepted);
 }
 
 FeatureLevel LevelArgument(PyObject* value) {
@@ -78,14 +75,14 @@ int ThreadsArgument(PyObject* value, bool* given) {
   *given = value != nullptr && value != Py_None;
   if (!*given) return DefaultThreads();
   if (!PyLong_Check(value) || PyBool_Check(value)) {
-    throw py::type_error("threads must be None or an int >= 0 (0: one per hardware thread); got " +
-                         TypeName(value));
+    throw TypeError("threads must be None or an int >= 0 (0: one per hardware thread); got " +
+                    TypeName(value));
   }
   const long long threads = PyLong_AsLongLong(value);
   if (threads == -1 && PyErr_Occurred()) PyErr_Clear();
   if (threads < 0 || threads > 65536) {
-    throw py::value_error("threads is " + py::str(value).cast<std::string>() +
-                          "; it must be None or an int from 0 (one per hardware thread) to 65536");
+    throw ValueError("threads is " + StrOf(value) +
+                     "; it must be None or an int from 0 (one per hardware thread) to 65536");
   }
   return static_cast<int>(threads);
 }
@@ -98,31 +95,31 @@ uintptr_t StreamArgument(PyObject* value) {
   const char* accepted =
       "stream must be None, an int (a cudaStream_t handle) or a CUDA stream object "
       "(torch.cuda.Stream, cupy.cuda.Stream, anything with __cuda_stream__); got ";
-  py::object handle = py::reinterpret_borrow<py::object>(value);
+  nb::object handle = nb::borrow(value);
   if (!PyLong_Check(value)) {
-    py::handle object(value);
-    if (py::hasattr(object, "__cuda_stream__")) {
-      py::object pair = object.attr("__cuda_stream__")();
-      if (!py::isinstance<py::tuple>(pair) || py::len(pair) != 2) {
-        throw py::type_error("stream.__cuda_stream__() did not return a (version, handle) pair");
+    nb::handle object(value);
+    if (nb::hasattr(object, "__cuda_stream__")) {
+      nb::object pair = object.attr("__cuda_stream__")();
+      if (!nb::isinstance<nb::tuple>(pair) || nb::len(pair) != 2) {
+        throw TypeError("stream.__cuda_stream__() did not return a (version, handle) pair");
       }
-      handle = pair[py::int_(1)];
-    } else if (py::hasattr(object, "cuda_stream")) {
+      handle = pair[1];
+    } else if (nb::hasattr(object, "cuda_stream")) {
       handle = object.attr("cuda_stream");
-    } else if (py::hasattr(object, "ptr")) {
+    } else if (nb::hasattr(object, "ptr")) {
       handle = object.attr("ptr");
     } else {
-      throw py::type_error(accepted + TypeName(value));
+      throw TypeError(accepted + TypeName(value));
     }
   }
   if (!PyLong_Check(handle.ptr()) || PyBool_Check(handle.ptr())) {
-    throw py::type_error(accepted + TypeName(handle.ptr()));
+    throw TypeError(accepted + TypeName(handle.ptr()));
   }
   const unsigned long long raw = PyLong_AsUnsignedLongLong(handle.ptr());
   if (PyErr_Occurred() != nullptr) {
     PyErr_Clear();
-    throw py::value_error("stream is " + py::str(handle).cast<std::string>() +
-                          "; a cudaStream_t handle is an int from 0 to 2**64 - 1");
+    throw ValueError("stream is " + StrOf(handle.ptr()) +
+                     "; a cudaStream_t handle is an int from 0 to 2**64 - 1");
   }
   return raw == 0 ? 1 : static_cast<uintptr_t>(raw);  // CUDA's 0 is DLPack's 1: legacy default
 }
@@ -145,24 +142,24 @@ Arguments ParseArguments(const char* function, PyObject* option_name, PyObject* 
   Arguments a;
   const std::string f = function;
   if (nargs > 2) {
-    throw py::type_error(f + "() takes from 1 to 2 positional arguments (x, out) but " +
-                         std::to_string(nargs) + " were given; options are keyword-only");
+    throw TypeError(f + "() takes from 1 to 2 positional arguments (x, out) but " +
+                    std::to_string(nargs) + " were given; options are keyword-only");
   }
   if (nargs >= 1) a.x = args[0];
   if (nargs >= 2) a.out = args[1];
   bool out_given = nargs >= 2;
-  const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+  const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_Size(kwnames);
   for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    PyObject* name = PyTuple_GetItem(kwnames, i);  // borrowed
     PyObject* value = args[nargs + i];
     PyObject** slot = nullptr;
     if (SameName(name, g_interned->x)) {
-      if (a.x != nullptr) throw py::type_error(f + "() got multiple values for argument 'x'");
+      if (a.x != nullptr) throw TypeError(f + "() got multiple values for argument 'x'");
       a.x = value;
       continue;
     }
     if (SameName(name, g_interned->out)) {
-      if (out_given) throw py::type_error(f + "() got multiple values for argument 'out'");
+      if (out_given) throw TypeError(f + "() got multiple values for argument 'out'");
       a.out = value;
       out_given = true;
       continue;
@@ -178,12 +175,11 @@ Arguments ParseArguments(const char* function, PyObject* option_name, PyObject* 
     } else if (SameName(name, g_interned->stream)) {
       slot = &a.stream;
     } else {
-      throw py::type_error(f + "() got an unexpected keyword argument '" +
-                           py::str(name).cast<std::string>() + "'");
+      throw TypeError(f + "() got an unexpected keyword argument '" + StrOf(name) + "'");
     }
     *slot = value;  // a keyword appears at most once (Python checks)
   }
-  if (a.x == nullptr) throw py::type_error(f + "() missing required argument 'x'");
+  if (a.x == nullptr) throw TypeError(f + "() missing required argument 'x'");
   return a;
 }
 
@@ -191,7 +187,7 @@ Arguments ParseArguments(const char* function, PyObject* option_name, PyObject* 
 
 PyObject* Intern(std::string_view text) {
   PyObject* s = PyUnicode_InternFromString(std::string(text).c_str());
-  if (s == nullptr) throw py::error_already_set();
+  if (s == nullptr) throw nb::python_error();
   return s;  // a new reference, kept for the module's lifetime
 }
 
@@ -228,7 +224,7 @@ Call ParseCall(Op op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames
   r.threads = ThreadsArgument(a.threads, &r.threads_given);
   r.stream = StreamArgument(a.stream);
   if (r.stream != 0 && r.place.kind != DeviceKind::kCuda) {
-    throw py::value_error("stream is given but device is 'cpu'; stream= applies to a CUDA device");
+    throw ValueError("stream is given but device is 'cpu'; stream= applies to a CUDA device");
   }
   return call;
 }
@@ -240,10 +236,24 @@ FeatureLevel ParseLevel(const std::string& name) {
     if (!known.empty()) known += ", ";
     known += Name(level);
   }
-  throw py::value_error("feature_level is '" + name + "'; it must be one of " + known);
+  throw ValueError("feature_level is '" + name + "'; it must be one of " + known);
 }
 
-std::string TypeName(PyObject* o) { return Py_TYPE(o)->tp_name; }
+std::string TypeName(PyObject* o) {
+#ifdef Py_LIMITED_API
+  // tp_name, which the stable ABI does not expose, from what it does: a class made at run time
+  // (Python code) has its __name__ there, a static one (C) its dotted name, module first
+  // (builtins' have none).
+  PyTypeObject* type = Py_TYPE(o);
+  nb::handle t(reinterpret_cast<PyObject*>(type));
+  const std::string name = nb::cast<std::string>(t.attr("__name__"));
+  if ((PyType_GetFlags(type) & Py_TPFLAGS_HEAPTYPE) != 0) return name;
+  const std::string module = nb::cast<std::string>(nb::str(t.attr("__module__")));
+  return module == "builtins" ? name : module + "." + name;
+#else
+  return Py_TYPE(o)->tp_name;
+#endif
+}
 
 std::string Choices(std::span<const std::string_view> names) {
   std::string text;

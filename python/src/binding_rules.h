@@ -1,6 +1,6 @@
 // Rules both extension modules (eltwise._core and eltwise._onnx) apply, kept in one place: which
 // built-in NumPy dtypes map to which eltwise types, how a device name reads, and when a call
-// releases the GIL. Needs Python.h and NumPy's type numbers, included here; nothing from pybind11.
+// releases the GIL. Needs Python.h and NumPy's type numbers, included here; nothing from nanobind.
 #pragma once
 
 // Since NumPy 2.5 <numpy/ndarraytypes.h> declares NumPy's C API table too, so the translation

@@ -190,10 +190,10 @@ PyObject* RunPacked(const Request& r, DataType type, PyObject* x_object, PyObjec
   PyArrayObject* out = nullptr;
   if (out_object == Py_None) {
     out = reinterpret_cast<PyArrayObject*>(PyArray_NewLikeArray(x, NPY_KEEPORDER, nullptr, 0));
-    if (out == nullptr) throw py::error_already_set();
+    if (out == nullptr) throw nb::python_error();
   } else {
     out = reinterpret_cast<PyArrayObject*>(out_object);
-    Py_INCREF(out);
+    Py_INCREF(out_object);
   }
   RunPackedElements(r, type, static_cast<const std::byte*>(PyArray_DATA(x)),
                     static_cast<std::byte*>(PyArray_DATA(out)),
@@ -216,11 +216,11 @@ struct ThreadScope {
   }
 };
 
-py::object RunUfunc(const Request& r, PyObject* x, PyObject* out) {
-  py::handle ufunc = UfuncFor(r.op, r.option);
+nb::object RunUfunc(const Request& r, PyObject* x, PyObject* out) {
+  nb::handle ufunc = UfuncFor(r.op, r.option);
   ThreadScope scope(r.threads_given, r.threads);
-  if (out == Py_None) return ufunc(py::handle(x));
-  return ufunc(py::handle(x), py::arg("out") = py::handle(out));
+  if (out == Py_None) return ufunc(nb::handle(x));
+  return ufunc(nb::handle(x), nb::arg("out") = nb::handle(out));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -260,9 +260,9 @@ Status RunOnDevice(const Device& device, const staging::StridedCall& call, bool 
   return s;
 }
 
-py::object RunOperands(const Request& r, Operand x, std::optional<Operand> out);
+nb::object RunOperands(const Request& r, Operand x, std::optional<Operand> out);
 
-py::object RunLibrary(const Request& r, py::handle x_object, py::handle out_object) {
+nb::object RunLibrary(const Request& r, nb::handle x_object, nb::handle out_object) {
   Operand x = Acquire(x_object, "x", r.stream);
   std::optional<Operand> out;
   if (!out_object.is_none()) out = Acquire(out_object, "out", r.stream);
@@ -270,19 +270,19 @@ py::object RunLibrary(const Request& r, py::handle x_object, py::handle out_obje
 }
 
 // The library route on operands already read (`out` nullopt for none).
-py::object RunOperands(const Request& r, Operand x, std::optional<Operand> out) {
+nb::object RunOperands(const Request& r, Operand x, std::optional<Operand> out) {
   if (x.place.kind == DeviceKind::kCuda && !(r.place == x.place)) {
-    throw py::value_error("x is a tensor on " + Text(x.place) + " but device is '" + Text(r.place) +
-                          "'; pass device='" + Text(x.place) + "'");
+    throw ValueError("x is a tensor on " + Text(x.place) + " but device is '" + Text(r.place) +
+                     "'; pass device='" + Text(x.place) + "'");
   }
   const Device& device = GetDevice(r.place, r.level, r.threads, r.stream);
 
-  py::object copy_back_to;  // a caller's out the library cannot describe: filled from a temporary
+  nb::object copy_back_to;  // a caller's out the library cannot describe: filled from a temporary
   if (out) {
-    if (!out->writable) throw py::value_error("out is read-only");
+    if (!out->writable) throw ValueError("out is read-only");
     if (!(out->place == x.place)) {
-      throw py::value_error("out is on " + Text(out->place) + " but x is on " + Text(x.place) +
-                            "; they must be in the same memory");
+      throw ValueError("out is on " + Text(out->place) + " but x is on " + Text(x.place) +
+                       "; they must be in the same memory");
     }
     if (out->type != x.type) {
       ThrowInvalid("out has type " + std::string(Name(out->type)) + " but x has type " +
@@ -294,8 +294,8 @@ py::object RunOperands(const Request& r, Operand x, std::optional<Operand> out) 
     }
   }
   if (x.needs_copy) {  // only NumPy arrays: non-native byte order or byte strides
-    py::object dtype = NativeDtype(x.object.attr("dtype"));
-    x = FromNumpy(g_numpy->attr("ascontiguousarray")(x.object, py::arg("dtype") = dtype), "x");
+    nb::object dtype = NativeDtype(x.object.attr("dtype"));
+    x = FromNumpy(g_numpy->attr("ascontiguousarray")(x.object, nb::arg("dtype") = dtype), "x");
   }
   if (out && out->needs_copy) {
     copy_back_to = out->object;
@@ -318,7 +318,7 @@ py::object RunOperands(const Request& r, Operand x, std::optional<Operand> out) 
 
   Status status;
   {
-    py::gil_scoped_release release;
+    nb::gil_scoped_release release;
     status = RunOnDevice(device, call, /*wait=*/r.stream == 0);
   }
   if (!status.ok()) {
@@ -330,7 +330,7 @@ py::object RunOperands(const Request& r, Operand x, std::optional<Operand> out) 
     }
     ThrowStatus(status, note);
   }
-  if (copy_back_to) {
+  if (copy_back_to.is_valid()) {
     g_numpy->attr("copyto")(copy_back_to, out->object);
     return copy_back_to;
   }
@@ -355,7 +355,7 @@ bool IsPacked(const Operand& o) {
 // packed route's fast path runs them; other host tensors take the library route with the operands
 // already read, and anything FromTorchHost declines (CUDA tensors, ...) the DLPack route: x
 // through the library route, an out beside an x read here through Acquire.
-py::object RunTorch(const Request& r, PyObject* x_object, PyObject* out_object) {
+nb::object RunTorch(const Request& r, PyObject* x_object, PyObject* out_object) {
   std::optional<Operand> x = FromTorchHost(x_object, "x");
   if (!x) return RunLibrary(r, x_object, out_object);
   std::optional<Operand> out;
@@ -368,8 +368,7 @@ py::object RunTorch(const Request& r, PyObject* x_object, PyObject* out_object) 
     const uint64_t n = staging::ElementCount(x->sizes);
     const std::byte* in = x->origin;
     if (!out || SameOrDisjoint(in, out->origin, n * x->element_size())) {
-      py::object result =
-          out ? py::reinterpret_borrow<py::object>(out_object) : TorchEmptyLike(x->object);
+      nb::object result = out ? nb::borrow(out_object) : TorchEmptyLike(x->object);
       std::byte* o = out ? out->origin : TorchDataPointer(result);
       RunPackedElements(r, x->type, in, o, n);
       return result;
@@ -381,35 +380,33 @@ py::object RunTorch(const Request& r, PyObject* x_object, PyObject* out_object) 
 // ---------------------------------------------------------------------------------------------
 // The as-array route.
 
-py::object RunAsArray(const Request& r, PyObject* x, PyObject* out) {
+nb::object RunAsArray(const Request& r, PyObject* x, PyObject* out) {
   // Lists, Python and NumPy scalars, buffers, objects with __array__: read as NumPy does.
   // ENSUREARRAY: an ndarray subclass becomes a base-class view (decided again as such).
-  py::object array = py::reinterpret_steal<py::object>(
-      PyArray_FromAny(x, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
-  if (!array) throw py::error_already_set();
+  nb::object array = nb::steal(PyArray_FromAny(x, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
+  if (!array.is_valid()) throw nb::python_error();
   const auto* a = reinterpret_cast<PyArrayObject*>(array.ptr());
   if (!TypeOfDescr(PyArray_DESCR(a)) && !PyArray_Check(x)) {
-    throw py::type_error("x is a " + TypeName(x) + " (NumPy reads it as dtype " +
-                         py::str(array.attr("dtype")).cast<std::string>() +
-                         "); eltwise takes NumPy arrays, array_likes and objects with __dlpack__ "
-                         "(PyTorch tensors, ...) of type " +
-                         std::string(kSupportedTypes + sizeof("eltwise supports ") - 1));
+    throw TypeError("x is a " + TypeName(x) + " (NumPy reads it as dtype " +
+                    StrOf(array.attr("dtype").ptr()) +
+                    "); eltwise takes NumPy arrays, array_likes and objects with __dlpack__ "
+                    "(PyTorch tensors, ...) of type " +
+                    std::string(kSupportedTypes + sizeof("eltwise supports ") - 1));
   }
-  py::object result = Dispatch(r, array.ptr(), out);
+  nb::object result = Dispatch(r, array.ptr(), out);
   if (out == Py_None && !PyArray_Check(x) && PyArray_NDIM(a) == 0) {
-    return py::reinterpret_steal<py::object>(
-        PyArray_Return(reinterpret_cast<PyArrayObject*>(result.release().ptr())));
+    return nb::steal(PyArray_Return(reinterpret_cast<PyArrayObject*>(result.release().ptr())));
   }
   return result;
 }
 
 }  // namespace
 
-py::object Dispatch(const Request& r, PyObject* x, PyObject* out) {
+nb::object Dispatch(const Request& r, PyObject* x, PyObject* out) {
   const Route route = ChooseRoute(r, x, out);
   switch (route.kind) {
     case Route::kPacked:
-      return py::reinterpret_steal<py::object>(RunPacked(r, route.type, x, out));
+      return nb::steal(RunPacked(r, route.type, x, out));
     case Route::kUfunc:
       return RunUfunc(r, x, out);
     case Route::kTorch:

@@ -23,16 +23,13 @@
 // by the library.
 #pragma once
 
-#include <pybind11/pybind11.h>
-
 #include "arguments.h"
+#include "errors.h"
 
 namespace eltwise::python {
 
-namespace py = pybind11;
-
 // Runs `r` on x into out (Py_None: a new array) and returns the result (out, a new array, a NumPy
 // scalar for a scalar x, or the container's own kind).
-py::object Dispatch(const Request& r, PyObject* x, PyObject* out);
+nb::object Dispatch(const Request& r, PyObject* x, PyObject* out);
 
 }  // namespace eltwise::python

@@ -17,31 +17,51 @@ PyObject* CreateErrorType() {
       "which names the field and the rule; error.code is the status code name "
       "('invalid_argument', 'unsupported', 'out_of_memory', 'device_error', 'internal').",
       PyExc_ValueError, nullptr);
-  if (g_error_type == nullptr) throw py::error_already_set();
+  if (g_error_type == nullptr) throw nb::python_error();
   return g_error_type;
 }
 
 PyObject* CreateOutOfMemoryErrorType() {
-  py::tuple bases = py::make_tuple(py::handle(g_error_type), py::handle(PyExc_MemoryError));
+  nb::tuple bases = nb::make_tuple(nb::handle(g_error_type), nb::handle(PyExc_MemoryError));
   g_out_of_memory_type = PyErr_NewExceptionWithDoc(
       "eltwise.OutOfMemoryError",
       "Raised when eltwise runs out of memory (both an EltwiseError with code 'out_of_memory' and "
       "a MemoryError). Nothing was written.",
       bases.ptr(), nullptr);
-  if (g_out_of_memory_type == nullptr) throw py::error_already_set();
+  if (g_out_of_memory_type == nullptr) throw nb::python_error();
   return g_out_of_memory_type;
 }
 
 void ThrowStatus(const Status& status, const std::string& note) {
   PyObject* const raw_type =
       status.code() == StatusCode::kOutOfMemory ? g_out_of_memory_type : g_error_type;
-  py::object type = py::reinterpret_borrow<py::object>(raw_type);
-  py::object error = type(status.message() + note);
-  error.attr("code") = std::string(Name(status.code()));
+  nb::object type = nb::borrow(raw_type);
+  nb::object error = type(nb::str((status.message() + note).c_str()));
+  error.attr("code") = nb::str(std::string(Name(status.code())).c_str());
   PyErr_SetObject(raw_type, error.ptr());
-  throw py::error_already_set();
+  throw nb::python_error();
 }
 
 void ThrowInvalid(const std::string& message) { ThrowStatus(InvalidArgument(message)); }
+
+std::string StrOf(PyObject* o) { return nb::cast<std::string>(nb::str(nb::handle(o))); }
+
+void SetPythonError(const nb::builtin_exception& e) {
+  PyObject* type = PyExc_RuntimeError;
+  switch (e.type()) {
+    case nb::exception_type::type_error:
+      type = PyExc_TypeError;
+      break;
+    case nb::exception_type::value_error:
+      type = PyExc_ValueError;
+      break;
+    case nb::exception_type::import_error:
+      type = PyExc_ImportError;
+      break;
+    default:
+      break;
+  }
+  PyErr_SetString(type, e.what());
+}
 
 }  // namespace eltwise::python

@@ -2,7 +2,8 @@
 // created once, at import (CreateErrorType), and raised with the library's message and status code.
 #pragma once
 
-#include <pybind11/pybind11.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>  // std::string to and from str
 
 #include <string>
 
@@ -10,7 +11,21 @@
 
 namespace eltwise::python {
 
-namespace py = pybind11;
+namespace nb = nanobind;
+
+// TypeError and ValueError with a composed message, thrown as C++ exceptions and raised in Python
+// where the call returns (nanobind's builtin exceptions take a C string, which they copy).
+inline nb::builtin_exception TypeError(const std::string& message) {
+  return nb::type_error(message.c_str());
+}
+inline nb::builtin_exception ValueError(const std::string& message) {
+  return nb::value_error(message.c_str());
+}
+// str(o).
+std::string StrOf(PyObject* o);
+
+// Sets the Python error that `e` stands for (for entry points that are not nanobind's functions).
+void SetPythonError(const nb::builtin_exception& e);
 
 // Creates eltwise.EltwiseError (a ValueError) and returns it (a new reference, kept by the module
 // for its lifetime).

@@ -5,9 +5,10 @@
 // the library.
 
 #define ELTWISE_IMPORT_NUMPY  // NumPy's C API tables are defined in this translation unit
-#include <pybind11/numpy.h>
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>    // _runtime_identity
+#include <nanobind/stl/string.h>  // std::string arguments
+#include <nanobind/stl/vector.h>  // info()
 
 #include <new>
 #include <optional>
@@ -28,12 +29,12 @@
 #include "staging/operator_cache.h"
 #include "ufuncs.h"
 
-namespace py = pybind11;
+namespace nb = nanobind;
 
 namespace eltwise::python {
 namespace {
 
-std::string Repr(py::handle h) { return py::repr(h).cast<std::string>(); }
+std::string Repr(nb::handle h) { return nb::cast<std::string>(nb::repr(h)); }
 
 // "'sign' or 'round'": every registry op's name.
 std::string OpChoices() {
@@ -48,10 +49,10 @@ template <class Body>
 PyObject* Guarded(const Body& body) {
   try {
     return body().release().ptr();
-  } catch (py::error_already_set& e) {
+  } catch (nb::python_error& e) {
     e.restore();
-  } catch (const py::builtin_exception& e) {
-    e.set_error();
+  } catch (const nb::builtin_exception& e) {
+    SetPythonError(e);
   } catch (const std::bad_alloc&) {
     PyErr_NoMemory();
   } catch (const std::exception& e) {
@@ -72,34 +73,34 @@ PyObject* OpEntry(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* 
 
 // `dtype` as eltwise's DataType; nullopt for a NumPy dtype eltwise has no type for. TypeError for
 // something that is not a dtype at all.
-std::optional<DataType> DataTypeArgument(py::handle dtype) {
-  if (py::isinstance<py::str>(dtype)) {
-    if (std::optional<DataType> t = ParseDataType(dtype.cast<std::string>())) return t;
+std::optional<DataType> DataTypeArgument(nb::handle dtype) {
+  if (nb::isinstance<nb::str>(dtype)) {
+    if (std::optional<DataType> t = ParseDataType(nb::cast<std::string>(dtype))) return t;
   }
-  py::object numpy_dtype;
+  nb::object numpy_dtype;
   try {
     numpy_dtype = g_numpy->attr("dtype")(dtype);
-  } catch (py::error_already_set& e) {
+  } catch (nb::python_error& e) {
     if (!e.matches(PyExc_TypeError)) throw;
-    throw py::type_error("dtype " + Repr(dtype) + " is not a data type; " + kSupportedTypes);
+    throw TypeError("dtype " + Repr(dtype) + " is not a data type; " + kSupportedTypes);
   }
   return TypeOfNumpyDtype(numpy_dtype);
 }
 
-bool SupportsPy(const std::string& op, py::handle dtype, int64_t ndim,
+bool SupportsPy(const std::string& op, nb::handle dtype, int64_t ndim,
                 const std::string& feature_level) {
   const std::optional<Op> o = ParseOp(op);
-  if (!o) throw py::value_error("op is '" + op + "'; it must be " + OpChoices());
-  if (ndim < 0) throw py::value_error("ndim is " + std::to_string(ndim) + "; it must be >= 0");
+  if (!o) throw ValueError("op is '" + op + "'; it must be " + OpChoices());
+  if (ndim < 0) throw ValueError("ndim is " + std::to_string(ndim) + "; it must be >= 0");
   const FeatureLevel level = ParseLevel(feature_level);
   const std::optional<DataType> type = DataTypeArgument(dtype);
   if (!type || ndim > kMaxRank) return false;
   return Supports(level, *o, *type, static_cast<int>(ndim));
 }
 
-py::dict InfoPy() {
+nb::dict InfoPy() {
   const SystemInfo info = GetSystemInfo();
-  py::dict d;
+  nb::dict d;
   d["version"] = info.version;
   d["cpu_targets"] = info.cpu_targets;
   d["simd_targets"] = info.simd_targets;
@@ -110,7 +111,7 @@ py::dict InfoPy() {
   d["l3_cache_bytes"] = info.l3_cache_bytes;
   d["cuda_backend_built"] = info.cuda_backend_built;
   d["cuda_devices"] = info.cuda_devices;
-  py::list levels, types, modes;
+  nb::list levels, types, modes;
   for (FeatureLevel level : AllFeatureLevels()) levels.append(std::string(Name(level)));
   for (int t = 0; t < kDataTypeCount; ++t)
     types.append(std::string(Name(static_cast<DataType>(t))));
@@ -120,32 +121,26 @@ py::dict InfoPy() {
   d["feature_levels"] = levels;
   d["dtypes"] = types;
   d["rounding_modes"] = modes;
-  d["nan_policies"] = py::make_tuple("zero", "propagate");
+  d["nan_policies"] = nb::make_tuple("zero", "propagate");
   return d;
 }
 
 }  // namespace
 }  // namespace eltwise::python
 
-PYBIND11_MODULE(_core, m) {
+NB_MODULE(_core, m) {
   using namespace eltwise::python;
   namespace ew = eltwise;
-  g_numpy = new py::module_(py::module_::import("numpy"));
-  if (_import_array() < 0 || _import_umath() < 0) throw py::error_already_set();
-  // pybind11's own NumPy table is a function-local static whose initialiser imports NumPy (which
-  // may release the GIL): initialise it here, not in whichever threads first call in at once.
-  py::detail::npy_api::get();
+  g_numpy = new nb::module_(nb::module_::import_("numpy"));
+  if (_import_array() < 0 || _import_umath() < 0) throw nb::python_error();
   // What every host run uses, opened here (with the GIL, where a failure can be raised): the
   // ufunc loops run without it and cannot report one.
   if (ew::Status s = ew::staging::PrepareHostRuns(); !s.ok()) ThrowStatus(s);
   m.doc() = "eltwise's compiled core; use the eltwise package.";
-  // Each docstring starts with its Python signature (pybind11's would show C++ handle types).
-  py::options options;
-  options.disable_function_signatures();
 
   // The module holds the reference CreateErrorType made.
-  m.attr("EltwiseError") = py::handle(CreateErrorType());
-  m.attr("OutOfMemoryError") = py::handle(CreateOutOfMemoryErrorType());
+  m.attr("EltwiseError") = nb::handle(CreateErrorType());
+  m.attr("OutOfMemoryError") = nb::handle(CreateOutOfMemoryErrorType());
   m.attr("__version__") = std::string(ew::Version());
 
   InternNames();
@@ -157,48 +152,44 @@ PYBIND11_MODULE(_core, m) {
    METH_FASTCALL | METH_KEYWORDS, ew::Info(ew::Op::e).python_doc.data()},
   static PyMethodDef entry_points[] = {ELTWISE_FOR_EACH_OP(ELTWISE_ENTRY_POINT)};
 #undef ELTWISE_ENTRY_POINT
-  py::list op_names;  // _ops: what eltwise/__init__.py exports from here
+  nb::list op_names;  // _ops: what eltwise/__init__.py exports from here
   for (PyMethodDef& def : entry_points) {
-    py::object function = py::reinterpret_steal<py::object>(
-        PyCFunction_NewEx(&def, m.ptr(), m.attr("__name__").ptr()));
-    if (!function) throw py::error_already_set();
+    nb::object function =
+        nb::steal(PyCFunction_NewEx(&def, m.ptr(), nb::object(m.attr("__name__")).ptr()));
+    if (!function.is_valid()) throw nb::python_error();
     m.attr(def.ml_name) = function;
-    op_names.append(py::str(def.ml_name));
+    op_names.append(nb::str(def.ml_name));
   }
-  m.attr("_ops") = py::tuple(op_names);
+  m.attr("_ops") = nb::tuple(op_names);
 
   int bfloat16_type_num = -1;
   try {
-    bfloat16_type_num = g_numpy->attr("dtype")(py::module_::import("ml_dtypes").attr("bfloat16"))
-                            .attr("num")
-                            .cast<int>();
-  } catch (py::error_already_set& e) {
+    bfloat16_type_num = nb::cast<int>(
+        g_numpy->attr("dtype")(nb::module_::import_("ml_dtypes").attr("bfloat16")).attr("num"));
+  } catch (nb::python_error& e) {
     if (!e.matches(PyExc_ImportError)) throw;  // no ml_dtypes: no bfloat16 loops
   }
-  py::dict ufuncs;
+  nb::dict ufuncs;
   for (const Ufunc& u : CreateUfuncs(bfloat16_type_num)) {
-    ufuncs[py::str(u.name)] = py::handle(u.object);
+    ufuncs[nb::str(u.name.c_str(), u.name.size())] = nb::handle(u.object);
   }
   m.attr("ufuncs") = ufuncs;
 
+  // The package's public functions are Python functions (eltwise/__init__.py, with their
+  // docstrings) over these: type checkers and inspect see them as functions, which nanobind's
+  // function objects are not.
   m.def(
-      "set_num_threads",
+      "_set_num_threads",
       [](int threads) {
         if (threads < 0) {
-          throw py::value_error("threads is " + std::to_string(threads) +
-                                "; it must be 0 (one per hardware thread) or positive");
+          throw ValueError("threads is " + std::to_string(threads) +
+                           "; it must be 0 (one per hardware thread) or positive");
         }
         SetProcessThreads(threads);
       },
-      py::arg("threads"),
-      R"doc(set_num_threads(threads) -> None
-
-Sets how many threads a call uses by default, for the whole process (0: one per hardware thread,
-the initial setting). A call's threads= and the num_threads context take precedence.)doc");
-  m.def("get_num_threads", &ProcessThreads, R"doc(get_num_threads() -> int
-
-The process-wide default of set_num_threads (0: one per hardware thread).)doc");
-  m.def("_set_thread_override", &SetThreadOverride, py::arg("threads"),
+      nb::arg("threads"), "eltwise.set_num_threads.");
+  m.def("_get_num_threads", &ProcessThreads, "eltwise.get_num_threads.");
+  m.def("_set_thread_override", &SetThreadOverride, nb::arg("threads"),
         "Sets the calling thread's default thread count (-1: none); returns the previous one.");
   m.def(
       "_operator_cache_size", [] { return ew::staging::OperatorCache::Global().size(); },
@@ -206,19 +197,7 @@ The process-wide default of set_num_threads (0: one per hardware thread).)doc");
   m.def("_runtime_identity", &RuntimeIdentity,
         "(operator cache address, host backend address) of the library this module runs on.");
 
-  m.def("supports", &SupportsPy, py::arg("op"), py::arg("dtype"), py::arg("ndim"),
-        py::arg("feature_level") = "extended",
-        R"doc(supports(op, dtype, ndim, feature_level="extended") -> bool
-
-Whether `op` ("sign" or "round") accepts tensors of `dtype` (a NumPy dtype, a dtype name such as
-"float16" or "bfloat16", or a NumPy short name such as "f2") with `ndim` dimensions at
-`feature_level`, like DirectML's CheckFeatureSupport. False for a NumPy dtype eltwise does not
-handle (complex, bool, ...); TypeError for something that is not a dtype.)doc");
-
-  m.def("info", &InfoPy, R"doc(info() -> dict
-
-What this build and machine offer: version, cpu_targets (best first), simd_targets (the SIMD
-ones among them; empty: scalar kernels only), hardware_threads, cpu_model,
-l1d_cache_bytes, l2_cache_bytes, l3_cache_bytes (one instance of each; 0: not reported),
-cuda_backend_built, cuda_devices, feature_levels, dtypes, rounding_modes, nan_policies.)doc");
+  m.def("_supports", &SupportsPy, nb::arg("op"), nb::arg("dtype").none(), nb::arg("ndim"),
+        nb::arg("feature_level"), "eltwise.supports.");
+  m.def("_info", &InfoPy, "eltwise.info.");
 }

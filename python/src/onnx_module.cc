@@ -12,9 +12,10 @@
 #define NPY_NO_DEPRECATED_API NPY_1_22_API_VERSION
 #define NPY_TARGET_VERSION NPY_1_22_API_VERSION  // runs with NumPy >= 1.22 (pyproject.toml)
 #define PY_ARRAY_UNIQUE_SYMBOL eltwise_onnx_ARRAY_API
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
-// pybind11 first: it includes Python.h, which NumPy's header needs.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>    // _runtime_identity
+#include <nanobind/stl/string.h>  // names and paths
+// nanobind first: it includes Python.h, which NumPy's header needs.
 #include <numpy/arrayobject.h>
 
 #include <array>
@@ -32,7 +33,7 @@
 #include "onnx/onnx_frontend.h"
 #include "runtime_identity.h"
 
-namespace py = pybind11;
+namespace nb = nanobind;
 
 namespace eltwise::python_onnx {
 namespace {
@@ -47,7 +48,7 @@ using python::kReleaseGilBytes;
 [[noreturn]] void Raise(const Status& status) {
   PyErr_SetString(status.code() == StatusCode::kIoError ? PyExc_OSError : PyExc_ValueError,
                   status.message().c_str());
-  throw py::error_already_set();
+  throw nb::python_error();
 }
 
 template <class T>
@@ -75,22 +76,21 @@ const Device& DeviceNamed(const std::string& name) {
   return devices.emplace(name, Value(std::move(device))).first->second;  // GCOVR_EXCL_LINE: a GPU
 }
 
-// The address of an array's first element, from NumPy's own array interface (py::array's accessors
-// read NumPy's structs directly).
-void* DataOf(const py::handle& array) {
-  const py::tuple data = array.attr("__array_interface__")["data"];
-  return reinterpret_cast<void*>(data[0].cast<uintptr_t>());
+// The address of an array's first element, from NumPy's own array interface.
+void* DataOf(nb::handle array) {
+  const nb::tuple data(array.attr("__array_interface__")["data"]);
+  return reinterpret_cast<void*>(nb::cast<uintptr_t>(data[0]));
 }
 
 // A NumPy array (anything np.asarray takes) as a packed, native-order host tensor.
-HostTensor ToHost(const std::string& name, const py::handle& object) {
-  py::module_ np = py::module_::import("numpy");
-  py::object array = np.attr("asarray")(object, py::arg("order") = "C");  // keeps rank 0
-  py::object dtype = array.attr("dtype");
-  if (!dtype.attr("isnative").cast<bool>()) {
+HostTensor ToHost(const std::string& name, nb::handle object) {
+  nb::module_ np = nb::module_::import_("numpy");
+  nb::object array = np.attr("asarray")(object, nb::arg("order") = "C");  // keeps rank 0
+  nb::object dtype = array.attr("dtype");
+  if (!nb::cast<bool>(dtype.attr("isnative"))) {
     array = array.attr("astype")(dtype.attr("newbyteorder")("="));
   }
-  const std::string dtype_name = py::str(array.attr("dtype").attr("name"));
+  const auto dtype_name = nb::cast<std::string>(nb::str(array.attr("dtype").attr("name")));
   const std::optional<DataType> type = ParseDataType(dtype_name);
   if (!type || dtype_name != Name(*type)) {
     Raise(InvalidArgument("input '" + name + "' has dtype " + dtype_name + ", which no ONNX " +
@@ -99,8 +99,8 @@ HostTensor ToHost(const std::string& name, const py::handle& object) {
   HostTensor t;
   t.name = name;
   t.type = *type;
-  for (const py::handle& d : py::tuple(array.attr("shape"))) t.shape.push_back(d.cast<uint64_t>());
-  t.data.resize(array.attr("nbytes").cast<size_t>());  // NumPy 2 dtypes: not py::array::nbytes
+  for (nb::handle d : nb::tuple(array.attr("shape"))) t.shape.push_back(nb::cast<uint64_t>(d));
+  t.data.resize(nb::cast<size_t>(array.attr("nbytes")));
   if (!t.data.empty()) std::memcpy(t.data.data(), DataOf(array), t.data.size());
   return t;
 }
@@ -115,13 +115,13 @@ class RunInputs {
 
   // `object` is read in place when it is an array the front end can bind as it is; anything else
   // is converted once (ToHost: its rules and messages).
-  void Add(py::handle key, py::handle object) {
+  void Add(nb::handle key, nb::handle object) {
     Entry& e = entries_.emplace_back();
-    e.key = PyUnicode_Check(key.ptr()) ? py::reinterpret_borrow<py::object>(key) : py::str(key);
-    e.object = py::reinterpret_borrow<py::object>(object);
+    e.key = PyUnicode_Check(key.ptr()) ? nb::borrow(key) : nb::object(nb::str(key));
+    e.object = nb::borrow(object);
     Py_ssize_t length = 0;
     const char* name = PyUnicode_AsUTF8AndSize(e.key.ptr(), &length);
-    if (name == nullptr) throw py::error_already_set();
+    if (name == nullptr) throw nb::python_error();
     onnx_frontend::InputView& view = views_.emplace_back();
     view.name = std::string_view(name, static_cast<size_t>(length));
     if (Borrow(object, &e, &view)) return;
@@ -140,14 +140,14 @@ class RunInputs {
 
  private:
   struct Entry {
-    py::object key;     // a str: the view's name points into its UTF-8
-    py::object object;  // the caller's object, alive while the GIL is released
+    nb::object key;     // a str: the view's name points into its UTF-8
+    nb::object object;  // the caller's object, alive while the GIL is released
     std::array<uint64_t, kMaxRank> shape{};
     std::optional<HostTensor> converted;
   };
 
   // Whether `object` is an array that can be read in place (then described in `view`).
-  static bool Borrow(py::handle object, Entry* e, onnx_frontend::InputView* view) {
+  static bool Borrow(nb::handle object, Entry* e, onnx_frontend::InputView* view) {
     if (!PyArray_Check(object.ptr())) return false;
     auto* array = reinterpret_cast<PyArrayObject*>(object.ptr());
     const std::optional<DataType> type = BuiltinDataType(PyArray_TYPE(array));
@@ -168,32 +168,33 @@ class RunInputs {
 };
 
 // A new, uninitialised array for a graph output.
-py::object NewArray(DataType type, std::span<const uint64_t> shape) {
+nb::object NewArray(DataType type, std::span<const uint64_t> shape) {
   std::array<npy_intp, NPY_MAXDIMS> dims{};
   if (shape.size() > dims.size()) {
-    throw py::value_error("an output has more dimensions than NumPy allows");
+    throw nb::value_error("an output has more dimensions than NumPy allows");
   }
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] > static_cast<uint64_t>(NPY_MAX_INTP)) {
-      throw py::value_error("an output dimension of " + std::to_string(shape[i]) +
-                            " is larger than NumPy allows");
+      const std::string message =
+          "an output dimension of " + std::to_string(shape[i]) + " is larger than NumPy allows";
+      throw nb::value_error(message.c_str());
     }
     dims[i] = static_cast<npy_intp>(shape[i]);
   }
   const int type_num = BuiltinTypeNum(type);
   if (type_num < 0) {  // bfloat16: NumPy has it through ml_dtypes
-    py::tuple sizes(shape.size());
-    for (size_t i = 0; i < shape.size(); ++i) sizes[i] = dims[i];
-    return py::module_::import("numpy").attr("empty")(
-        sizes, py::module_::import("ml_dtypes").attr("bfloat16"));
+    nb::list sizes;
+    for (size_t i = 0; i < shape.size(); ++i) sizes.append(dims[i]);
+    return nb::module_::import_("numpy").attr("empty")(
+        nb::tuple(sizes), nb::module_::import_("ml_dtypes").attr("bfloat16"));
   }
   PyObject* array = PyArray_SimpleNew(static_cast<int>(shape.size()), dims.data(), type_num);
-  if (array == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(array);
+  if (array == nullptr) throw nb::python_error();
+  return nb::steal(array);
 }
 
-py::list Names(const std::vector<onnx_frontend::ValueInfo>& values) {
-  py::list names;
+nb::list Names(const std::vector<onnx_frontend::ValueInfo>& values) {
+  nb::list names;
   for (const auto& v : values) names.append(v.name);
   return names;
 }
@@ -201,58 +202,59 @@ py::list Names(const std::vector<onnx_frontend::ValueInfo>& values) {
 }  // namespace
 }  // namespace eltwise::python_onnx
 
-PYBIND11_MODULE(_onnx, m) {
+NB_MODULE(_onnx, m) {
   using namespace eltwise;
   using namespace eltwise::python_onnx;
-  if (_import_array() < 0) throw py::error_already_set();
+  if (_import_array() < 0) throw nb::python_error();
   static const std::string doc = "The C++ ONNX front end of eltwise (models of " +
                                  OpTitles("and", OpsNamed::kWithOnnxVersions) + " nodes).";
   m.doc() = doc.c_str();
   m.attr("MAX_OPSET") = onnx_frontend::kMaxKnownOpset;
   m.def("_runtime_identity", &python::RuntimeIdentity,
         "(operator cache address, host backend address) of the library this module runs on.");
-  py::class_<Model>(m, "Model", "A parsed, validated ONNX model; run() it many times.")
+  nb::class_<Model>(m, "Model", "A parsed, validated ONNX model; run() it many times.")
       .def_static(
           "parse",
-          [](py::bytes bytes, const std::string& source) {
-            const std::string_view view = bytes;
+          [](nb::bytes bytes, const std::string& source) {
+            const std::string_view view(bytes.c_str(), bytes.size());
             const std::span<const std::byte> span(reinterpret_cast<const std::byte*>(view.data()),
                                                   view.size());
             return Value(Model::Parse(span, source));
           },
-          py::arg("bytes"), py::arg("source") = "model",
+          nb::arg("bytes"), nb::arg("source") = "model",
           "Parses and validates a serialized ModelProto (messages start with `source`).")
       .def_static(
-          "load", [](const std::string& path) { return Value(Model::Load(path)); }, py::arg("path"),
+          "load", [](const std::string& path) { return Value(Model::Load(path)); }, nb::arg("path"),
           "Reads, parses and validates the model file at `path`.")
-      .def_property_readonly(
+      .def_prop_ro(
           "input_names", [](const Model& model) { return Names(model.inputs()); },
           "The graph inputs without an initializer, in graph order (what run() needs).")
-      .def_property_readonly(
+      .def_prop_ro(
           "output_names", [](const Model& model) { return Names(model.outputs()); },
           "The graph outputs, in graph order.")
-      .def_property_readonly("opset", &Model::opset, "The ai.onnx opset the model imports.")
-      .def_property_readonly(
+      .def_prop_ro("opset", &Model::opset, "The ai.onnx opset the model imports.")
+      .def_prop_ro(
           "compile_count", &Model::compile_count,
           "Operators compiled so far: one per node, device and input shape; later runs reuse them.")
       .def(
           "run",
-          [](const Model& model, const py::dict& inputs, const std::string& device) {
+          [](const Model& model, const nb::dict& inputs, const std::string& device) {
             RunInputs run_inputs(inputs.size());
             for (const auto& [key, value] : inputs) run_inputs.Add(key, value);
             const Device& d = DeviceNamed(device);
-            py::list outputs(model.outputs().size());
+            nb::list outputs;  // each set by `allocate` below, which the run calls once per output
+            for (size_t k = 0; k < model.outputs().size(); ++k) outputs.append(nb::none());
             // The GIL is released for the run when the inputs are large enough for other threads
             // to gain from it (as NumPy's loops do); for small ones releasing and taking it back
             // would cost more than the run.
             const bool release_gil = 2 * run_inputs.bytes() >= kReleaseGilBytes;  // read + written
             auto allocate = [&](size_t k, DataType type, std::span<const uint64_t> shape) {
-              std::optional<py::gil_scoped_acquire> gil;
+              std::optional<nb::gil_scoped_acquire> gil;
               if (release_gil) gil.emplace();
-              py::object array;
+              nb::object array;
               try {
                 array = NewArray(type, shape);
-              } catch (py::error_already_set& e) {
+              } catch (nb::python_error& e) {
                 e.restore();  // raised below, once the run has returned
                 return static_cast<void*>(nullptr);
               }
@@ -261,15 +263,15 @@ PYBIND11_MODULE(_onnx, m) {
               return data;
             };
             const Status status = [&] {
-              std::optional<py::gil_scoped_release> release;
+              std::optional<nb::gil_scoped_release> release;
               if (release_gil) release.emplace();
               return model.RunInto(d, run_inputs.views(), allocate);
             }();
-            if (PyErr_Occurred()) throw py::error_already_set();
+            if (PyErr_Occurred()) throw nb::python_error();
             if (!status.ok()) Raise(status);
             return outputs;
           },
-          py::arg("inputs"), py::arg("device") = "cpu",
+          nb::arg("inputs"), nb::arg("device") = "cpu",
           "Runs the model on inputs (a dict name -> array) on device ('cpu' or 'cuda:N'); returns "
           "the graph outputs in graph order as new arrays.");
 }

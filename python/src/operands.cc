@@ -1,6 +1,6 @@
 #include "operands.h"
 
-#include <pybind11/stl.h>  // std::vector sizes as a Python sequence (AllocateLike)
+#include <nanobind/stl/vector.h>  // std::vector sizes as a Python sequence (AllocateLike)
 
 #include <string>
 
@@ -8,7 +8,7 @@
 
 namespace eltwise::python {
 
-py::module_* g_numpy = nullptr;
+nb::module_* g_numpy = nullptr;
 
 const char* const kSupportedTypes =
     "eltwise supports float32, float16, bfloat16 (ml_dtypes), float64, int8, int16, int32, "
@@ -18,9 +18,9 @@ std::string Text(const Place& p) {
   return p.kind == DeviceKind::kCpu ? std::string("cpu") : "cuda:" + std::to_string(p.ordinal);
 }
 
-std::optional<DataType> TypeOfNumpyDtype(py::handle dtype) {
-  const std::string kind = py::str(dtype.attr("kind"));
-  const auto size = dtype.attr("itemsize").cast<int64_t>();
+std::optional<DataType> TypeOfNumpyDtype(nb::handle dtype) {
+  const auto kind = nb::cast<std::string>(dtype.attr("kind"));
+  const auto size = nb::cast<int64_t>(dtype.attr("itemsize"));
   if (kind == "f") {
     if (size == 2) return DataType::kFloat16;
     if (size == 4) return DataType::kFloat32;
@@ -32,49 +32,49 @@ std::optional<DataType> TypeOfNumpyDtype(py::handle dtype) {
     if (size == 4) return s ? DataType::kInt32 : DataType::kUInt32;
     if (size == 8) return s ? DataType::kInt64 : DataType::kUInt64;
   } else if (kind == "V" && size == 2 && dtype.attr("names").is_none() &&
-             py::str(dtype.attr("name")).cast<std::string>() == "bfloat16") {
+             nb::cast<std::string>(nb::str(dtype.attr("name"))) == "bfloat16") {
     return DataType::kBFloat16;  // ml_dtypes.bfloat16
   }
   return std::nullopt;
 }
 
-py::object NumpyDtype(DataType type) {
+nb::object NumpyDtype(DataType type) {
   if (type == DataType::kBFloat16) {
     try {
-      return g_numpy->attr("dtype")(py::module_::import("ml_dtypes").attr("bfloat16"));
-    } catch (py::error_already_set& e) {
+      return g_numpy->attr("dtype")(nb::module_::import_("ml_dtypes").attr("bfloat16"));
+    } catch (nb::python_error& e) {
       if (!e.matches(PyExc_ImportError)) throw;
-      throw py::type_error(
-          "a bfloat16 NumPy array needs the ml_dtypes package (pip install ml_dtypes)");
+      throw TypeError("a bfloat16 NumPy array needs the ml_dtypes package (pip install ml_dtypes)");
     }
   }
   return g_numpy->attr("dtype")(std::string(Name(type)));
 }
 
-py::object NativeDtype(py::handle dtype) { return dtype.attr("newbyteorder")("="); }
+nb::object NativeDtype(nb::handle dtype) { return dtype.attr("newbyteorder")("="); }
 
-Operand FromNumpy(const py::array& a, const char* name) {
+Operand FromNumpy(nb::handle a, const char* name) {
+  auto* array = reinterpret_cast<PyArrayObject*>(a.ptr());
   Operand o;
-  o.object = a;
+  o.object = nb::borrow(a);
   o.is_numpy = true;
-  py::object dtype = a.attr("dtype");
+  nb::object dtype = a.attr("dtype");
   const std::optional<DataType> type = TypeOfNumpyDtype(dtype);
   if (!type) {
-    throw py::type_error(std::string(name) + " has dtype " + py::str(dtype).cast<std::string>() +
-                         "; " + kSupportedTypes);
+    throw TypeError(std::string(name) + " has dtype " + StrOf(dtype.ptr()) + "; " +
+                    kSupportedTypes);
   }
   o.type = *type;
   const auto esize = static_cast<int64_t>(o.element_size());
-  o.needs_copy = !dtype.attr("isnative").cast<bool>();
-  const int ndim = static_cast<int>(a.ndim());
+  o.needs_copy = !nb::cast<bool>(dtype.attr("isnative"));
+  const int ndim = PyArray_NDIM(array);
   for (int i = 0; i < ndim; ++i) {
-    o.sizes.push_back(static_cast<uint64_t>(a.shape(i)));
-    const int64_t stride = a.strides(i);
+    o.sizes.push_back(static_cast<uint64_t>(PyArray_DIM(array, i)));
+    const int64_t stride = PyArray_STRIDE(array, i);
     if (stride % esize != 0) o.needs_copy = true;
     o.strides.push_back(stride / esize);
   }
-  o.origin = static_cast<std::byte*>(const_cast<void*>(a.data()));
-  o.writable = a.writeable();
+  o.origin = static_cast<std::byte*>(PyArray_DATA(array));
+  o.writable = (PyArray_FLAGS(array) & NPY_ARRAY_WRITEABLE) != 0;
   return o;
 }
 
@@ -115,89 +115,85 @@ Place PlaceOfDLPackDevice(int32_t type, int32_t id, const char* name) {
     case dlpack::kCUDAManaged:
       return {DeviceKind::kCuda, id};
     default:
-      throw py::type_error(std::string(name) + " lives on DLPack device type " +
-                           std::to_string(type) +
-                           "; eltwise reaches CPU (1), CUDA (2), CUDA host (3) and CUDA managed "
-                           "(13) memory");
+      throw TypeError(std::string(name) + " lives on DLPack device type " + std::to_string(type) +
+                      "; eltwise reaches CPU (1), CUDA (2), CUDA host (3) and CUDA managed "
+                      "(13) memory");
   }
 }
 
 }  // namespace
 
-Operand FromDLPack(py::handle object, const char* name, uintptr_t stream) {
+Operand FromDLPack(nb::handle object, const char* name, uintptr_t stream) {
   const std::string n = name;
-  py::tuple device = object.attr("__dlpack_device__")();
-  if (device.size() != 2) throw py::type_error(n + ".__dlpack_device__() is not a (type, id) pair");
+  const nb::tuple device(object.attr("__dlpack_device__")());
+  if (device.size() != 2) throw TypeError(n + ".__dlpack_device__() is not a (type, id) pair");
   const Place place =
-      PlaceOfDLPackDevice(device[0].cast<int32_t>(), device[1].cast<int32_t>(), name);
-  py::dict kwargs;
+      PlaceOfDLPackDevice(nb::cast<int32_t>(device[0]), nb::cast<int32_t>(device[1]), name);
   // The producer orders its pending work before the stream eltwise runs on (the legacy default
   // stream, 1 in the DLPack protocol, unless the caller named one). Host producers take no stream.
-  const py::int_ dlpack_stream(stream == 0 ? uintptr_t{1} : stream);
-  if (place.kind == DeviceKind::kCuda) kwargs["stream"] = dlpack_stream;
-  py::object capsule;
-  {
-    py::dict versioned;  // a new dict: copying a py::dict shares it
-    if (place.kind == DeviceKind::kCuda) versioned["stream"] = dlpack_stream;
-    versioned["max_version"] = py::make_tuple(1, 0);
-    try {
-      capsule = object.attr("__dlpack__")(**versioned);
-    } catch (py::error_already_set& e) {
-      if (!e.matches(PyExc_TypeError)) throw;  // a producer without max_version (DLPack < 1.0)
-      capsule = object.attr("__dlpack__")(**kwargs);
-    }
+  const nb::int_ dlpack_stream(stream == 0 ? uintptr_t{1} : stream);
+  const bool cuda = place.kind == DeviceKind::kCuda;
+  nb::object dlpack = object.attr("__dlpack__");
+  nb::object capsule;
+  try {
+    capsule = cuda ? dlpack(nb::arg("stream") = dlpack_stream,
+                            nb::arg("max_version") = nb::make_tuple(1, 0))
+                   : dlpack(nb::arg("max_version") = nb::make_tuple(1, 0));
+  } catch (nb::python_error& e) {
+    if (!e.matches(PyExc_TypeError)) throw;  // a producer without max_version (DLPack < 1.0)
+    capsule = cuda ? dlpack(nb::arg("stream") = dlpack_stream) : dlpack();
   }
   if (!PyCapsule_CheckExact(capsule.ptr())) {
-    throw py::type_error(n + ".__dlpack__() did not return a DLPack capsule");
+    throw TypeError(n + ".__dlpack__() did not return a DLPack capsule");
   }
   const char* capsule_name = PyCapsule_GetName(capsule.ptr());
   const std::string cname = capsule_name != nullptr ? capsule_name : "";
   Operand o;
-  o.object = py::reinterpret_borrow<py::object>(object);
+  o.object = nb::borrow(object);
   o.dlpack = std::make_shared<DLPackOwner>();
   o.place = place;
   const dlpack::Tensor* t = nullptr;
   if (cname == "dltensor_versioned") {
     auto* m = static_cast<dlpack::ManagedTensorVersioned*>(
         PyCapsule_GetPointer(capsule.ptr(), capsule_name));
-    if (m == nullptr) throw py::error_already_set();
+    if (m == nullptr) throw nb::python_error();
     o.dlpack->versioned = m;  // consumed: from here on eltwise calls the deleter
     PyCapsule_SetName(capsule.ptr(), "used_dltensor_versioned");
     if (m->version.major != 1) {
-      throw py::type_error(n + " is a DLPack " + std::to_string(m->version.major) + "." +
-                           std::to_string(m->version.minor) + " tensor; eltwise reads DLPack 1.x");
+      throw TypeError(n + " is a DLPack " + std::to_string(m->version.major) + "." +
+                      std::to_string(m->version.minor) + " tensor; eltwise reads DLPack 1.x");
     }
     o.writable = (m->flags & dlpack::kFlagReadOnly) == 0;
     t = &m->dl_tensor;
   } else if (cname == "dltensor") {
     auto* m =
         static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), capsule_name));
-    if (m == nullptr) throw py::error_already_set();
+    if (m == nullptr) throw nb::python_error();
     o.dlpack->legacy = m;
     PyCapsule_SetName(capsule.ptr(), "used_dltensor");
     t = &m->dl_tensor;
   } else {
-    throw py::type_error(n + ".__dlpack__() returned a capsule named '" + cname +
-                         "', not a DLPack tensor");
+    throw TypeError(n + ".__dlpack__() returned a capsule named '" + cname +
+                    "', not a DLPack tensor");
   }
   const Place capsule_place = PlaceOfDLPackDevice(t->device.device_type, t->device.device_id, name);
   if (!(capsule_place == place)) {
-    throw py::type_error(n + ".__dlpack_device__() says " + Text(place) +
-                         " but its DLPack tensor is on " + Text(capsule_place));
+    throw TypeError(n + ".__dlpack_device__() says " + Text(place) +
+                    " but its DLPack tensor is on " + Text(capsule_place));
   }
   const std::optional<DataType> type = TypeOfDLPack(t->dtype);
   if (!type) {
-    throw py::type_error(n + " has DLPack dtype (code " + std::to_string(t->dtype.code) +
-                         ", bits " + std::to_string(t->dtype.bits) + ", lanes " +
-                         std::to_string(t->dtype.lanes) + "); " + kSupportedTypes);
+    throw TypeError(n + " has DLPack dtype (code " + std::to_string(t->dtype.code) + ", bits " +
+                    std::to_string(t->dtype.bits) + ", lanes " + std::to_string(t->dtype.lanes) +
+                    "); " + kSupportedTypes);
   }
   o.type = *type;
-  if (t->ndim < 0) throw py::type_error(n + " has a negative DLPack ndim");
+  if (t->ndim < 0) throw TypeError(n + " has a negative DLPack ndim");
   o.sizes.resize(t->ndim);
   o.strides.resize(t->ndim);
   int64_t packed = 1;
   for (int i = t->ndim - 1; i >= 0; --i) {
-    if (t->shape[i] < 0) throw py::type_error(n + " has a negative DLPack size");
+    if (t->shape[i] < 0) throw TypeError(n + " has a negative DLPack size");
     o.sizes[i] = static_cast<uint64_t>(t->shape[i]);
     o.strides[i] = t->strides != nullptr ? t->strides[i] : packed;
     packed *= t->shape[i];
@@ -206,21 +202,24 @@ Operand FromDLPack(py::handle object, const char* name, uintptr_t stream) {
   return o;
 }
 
-Operand Acquire(py::handle object, const char* name, uintptr_t stream) {
-  if (py::array::check_(object)) return FromNumpy(py::reinterpret_borrow<py::array>(object), name);
-  if (py::isinstance(object, g_numpy->attr("generic"))) {
+// The name of object's type, for messages.
+std::string TypeNameOf(nb::handle object) {
+  return nb::cast<std::string>(nb::str(object.type().attr("__name__")));
+}
+
+Operand Acquire(nb::handle object, const char* name, uintptr_t stream) {
+  if (PyArray_Check(object.ptr())) return FromNumpy(object, name);
+  if (nb::isinstance(object, g_numpy->attr("generic"))) {
     // Only `out` can be one here: Dispatch reads a scalar x as a 0-d array first (RunAsArray).
-    throw py::type_error(std::string(name) +
-                         " is a NumPy scalar, which is immutable; pass an array");
+    throw TypeError(std::string(name) + " is a NumPy scalar, which is immutable; pass an array");
   }
   if (std::optional<Operand> tensor = FromTorchHost(object.ptr(), name)) return std::move(*tensor);
-  if (py::hasattr(object, "__dlpack__") && py::hasattr(object, "__dlpack_device__")) {
+  if (nb::hasattr(object, "__dlpack__") && nb::hasattr(object, "__dlpack_device__")) {
     return FromDLPack(object, name, stream);
   }
-  throw py::type_error(std::string(name) + " is a " +
-                       py::str(py::type::handle_of(object).attr("__name__")).cast<std::string>() +
-                       "; eltwise takes NumPy arrays and objects with __dlpack__ (PyTorch tensors, "
-                       "...)");
+  throw TypeError(
+      std::string(name) + " is a " + TypeNameOf(object) +
+      "; eltwise takes NumPy arrays and objects with __dlpack__ (PyTorch tensors, ...)");
 }
 
 std::string ShapeText(const std::vector<uint64_t>& sizes) {
@@ -233,30 +232,30 @@ std::string ShapeText(const std::vector<uint64_t>& sizes) {
 }
 
 // A new output like x: same shape and type, host or device like x.
-py::object AllocateLike(const Operand& x) {
+nb::object AllocateLike(const Operand& x) {
   if (x.is_numpy) {
-    py::object dtype = NativeDtype(x.object.attr("dtype"));
-    return g_numpy->attr("empty_like")(x.object, py::arg("dtype") = dtype, py::arg("order") = "K");
+    nb::object dtype = NativeDtype(x.object.attr("dtype"));
+    return g_numpy->attr("empty_like")(x.object, nb::arg("dtype") = dtype, nb::arg("order") = "K");
   }
-  const std::string module =
-      py::str(py::type::handle_of(x.object).attr("__module__")).cast<std::string>();
+  const auto module = nb::cast<std::string>(nb::str(x.object.type().attr("__module__")));
   if (module.rfind("torch", 0) == 0) return TorchEmptyLike(x.object);
-  if (py::hasattr(x.object, "__array_namespace__")) {
+  if (nb::hasattr(x.object, "__array_namespace__")) {
     return x.object.attr("__array_namespace__")().attr("empty_like")(x.object);
   }
   // A NumPy-like library without the array API's namespace (CuPy): its top-level empty_like.
-  py::object package;
+  nb::object package;
   try {
-    package = py::module_::import(module.substr(0, module.find('.')).c_str());
-  } catch (py::error_already_set&) {
+    package = nb::module_::import_(module.substr(0, module.find('.')).c_str());
+  } catch (nb::python_error&) {
   }
-  if (package && py::hasattr(package, "empty_like")) return package.attr("empty_like")(x.object);
+  if (package.is_valid() && nb::hasattr(package, "empty_like")) {
+    return package.attr("empty_like")(x.object);
+  }
   if (x.place.kind == DeviceKind::kCpu) {
-    return g_numpy->attr("empty")(py::cast(x.sizes), py::arg("dtype") = NumpyDtype(x.type));
+    return g_numpy->attr("empty")(nb::cast(x.sizes), nb::arg("dtype") = NumpyDtype(x.type));
   }
-  throw py::type_error(
-      "x is a " + py::str(py::type::handle_of(x.object).attr("__name__")).cast<std::string>() +
-      " on " + Text(x.place) + " and eltwise does not know how to allocate one like it; pass out=");
+  throw TypeError("x is a " + TypeNameOf(x.object) + " on " + Text(x.place) +
+                  " and eltwise does not know how to allocate one like it; pass out=");
 }
 
 }  // namespace eltwise::python

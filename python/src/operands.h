@@ -2,9 +2,6 @@
 // the library sees it (type, sizes, element strides, origin, memory), and new outputs like it.
 #pragma once
 
-#include <pybind11/numpy.h>
-#include <pybind11/pybind11.h>
-
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,14 +10,13 @@
 #include "binding_rules.h"
 #include "dlpack.h"
 #include "eltwise/eltwise.h"
+#include "errors.h"
 
 namespace eltwise::python {
 
-namespace py = pybind11;
-
 // NumPy, imported once at module import (never inside a call, where an import could release the
 // GIL in the middle of a static initialisation). Intentionally leaked: it must outlive every call.
-extern py::module_* g_numpy;
+extern nb::module_* g_numpy;
 
 extern const char* const kSupportedTypes;  // "eltwise supports float32, ..."
 
@@ -42,7 +38,7 @@ struct DLPackOwner {
 
 // One array as the library sees it.
 struct Operand {
-  py::object object;                    // what the caller handed in (or what was allocated)
+  nb::object object;                    // what the caller handed in (or what was allocated)
   std::shared_ptr<DLPackOwner> dlpack;  // keeps a DLPack producer's memory alive
   DataType type = DataType::kFloat32;
   std::vector<uint64_t> sizes;
@@ -59,20 +55,20 @@ struct Operand {
 };
 
 // eltwise's type for a NumPy dtype; nullopt for a dtype eltwise has no type for.
-std::optional<DataType> TypeOfNumpyDtype(py::handle dtype);
+std::optional<DataType> TypeOfNumpyDtype(nb::handle dtype);
 // The NumPy dtype of an eltwise type (bfloat16: ml_dtypes'; TypeError without it).
-py::object NumpyDtype(DataType type);
-py::object NativeDtype(py::handle dtype);  // dtype in native byte order
+nb::object NumpyDtype(DataType type);
+nb::object NativeDtype(nb::handle dtype);  // dtype in native byte order
 
 // A NumPy array (`name` is "x" or "out", for messages).
-Operand FromNumpy(const py::array& a, const char* name);
+Operand FromNumpy(nb::handle a, const char* name);  // PyArray_Check(a)
 // A NumPy array or scalar, or an object with __dlpack__ and __dlpack_device__; TypeError otherwise.
 // A CUDA producer is asked to order its pending work before `stream` (a DLPack stream value; 0:
 // the legacy default stream).
-Operand Acquire(py::handle object, const char* name, uintptr_t stream = 0);
+Operand Acquire(nb::handle object, const char* name, uintptr_t stream = 0);
 
 std::string ShapeText(const std::vector<uint64_t>& sizes);  // "(2, 3)"
 // A new output like x: same shape and type, host or device like x.
-py::object AllocateLike(const Operand& x);
+nb::object AllocateLike(const Operand& x);
 
 }  // namespace eltwise::python

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "arguments.h"
+#include "errors.h"
 
 namespace eltwise::python {
 namespace {
@@ -35,15 +36,15 @@ TorchObjects* g_torch = nullptr;
 // The torch module's objects, or nullptr when torch is not in sys.modules.
 const TorchObjects* LoadedTorch() {
   if (g_torch != nullptr) return g_torch;
-  const py::str name("torch");
+  const nb::str name("torch");
   PyObject* found = PyImport_GetModule(name.ptr());
   if (found == nullptr) {
-    if (PyErr_Occurred() != nullptr) throw py::error_already_set();
+    if (PyErr_Occurred() != nullptr) throw nb::python_error();
     return nullptr;
   }
-  const auto torch = py::reinterpret_steal<py::module_>(found);
+  const auto torch = nb::steal(found);
   auto* t = new TorchObjects;
-  const auto attribute = [&](const char* a) { return py::object(torch.attr(a)).release().ptr(); };
+  const auto attribute = [&](const char* a) { return nb::object(torch.attr(a)).release().ptr(); };
   t->tensor_type = attribute("Tensor");
   t->strided = attribute("strided");
   t->empty_like = attribute("empty_like");
@@ -55,7 +56,7 @@ const TorchObjects* LoadedTorch() {
       {"uint8", DataType::kUInt8},     {"uint16", DataType::kUInt16},
       {"uint32", DataType::kUInt32},   {"uint64", DataType::kUInt64}};
   for (const auto& [type_name, type] : kTypes) {
-    if (py::hasattr(torch, type_name)) t->dtypes.emplace_back(attribute(type_name), type);
+    if (nb::hasattr(torch, type_name)) t->dtypes.emplace_back(attribute(type_name), type);
   }
   t->is_cpu = Intern("is_cpu");
   t->layout = Intern("layout");
@@ -71,37 +72,51 @@ const TorchObjects* LoadedTorch() {
   return g_torch;
 }
 
-py::object Get(PyObject* x, PyObject* name) {
+nb::object Get(PyObject* x, PyObject* name) {
   PyObject* value = PyObject_GetAttr(x, name);
-  if (value == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(value);
+  if (value == nullptr) throw nb::python_error();
+  return nb::steal(value);
 }
 
-py::object CallMethod(PyObject* x, PyObject* name) {
-  PyObject* value = PyObject_CallMethodNoArgs(x, name);
-  if (value == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(value);
+nb::object CallMethod(PyObject* x, PyObject* name) {
+  PyObject* self[] = {x};  // the stable ABI's form of PyObject_CallMethodNoArgs
+  PyObject* value = PyObject_VectorcallMethod(name, self, 1, nullptr);
+  if (value == nullptr) throw nb::python_error();
+  return nb::steal(value);
 }
 
 int64_t Int(PyObject* x) {
   const long long value = PyLong_AsLongLong(x);
-  if (value == -1 && PyErr_Occurred() != nullptr) throw py::error_already_set();
+  if (value == -1 && PyErr_Occurred() != nullptr) throw nb::python_error();
   return value;
 }
 
 std::byte* DataPointer(PyObject* tensor) {
-  const py::object p = CallMethod(tensor, g_torch->data_ptr);
+  const nb::object p = CallMethod(tensor, g_torch->data_ptr);
   const unsigned long long address = PyLong_AsUnsignedLongLong(p.ptr());
   if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred() != nullptr) {
-    throw py::error_already_set();
+    throw nb::python_error();
   }
   return reinterpret_cast<std::byte*>(static_cast<uintptr_t>(address));
+}
+
+// Whether x's type is named `name`: a test cheaper than any lookup in sys.modules.
+bool TypeNamed(PyObject* x, const char* name) {
+#ifdef Py_LIMITED_API
+  PyObject* type_name = PyType_GetName(Py_TYPE(x));  // tp_name is not in the stable ABI
+  if (type_name == nullptr) throw nb::python_error();
+  const bool same = PyUnicode_CompareWithASCIIString(type_name, name) == 0;
+  Py_DECREF(type_name);
+  return same;
+#else
+  return std::strcmp(Py_TYPE(x)->tp_name, name) == 0;
+#endif
 }
 
 }  // namespace
 
 bool IsTorchTensor(PyObject* x) {
-  if (std::strcmp(Py_TYPE(x)->tp_name, "Tensor") != 0) return false;
+  if (!TypeNamed(x, "Tensor")) return false;
   const TorchObjects* torch = LoadedTorch();
   return torch != nullptr && reinterpret_cast<PyObject*>(Py_TYPE(x)) == torch->tensor_type;
 }
@@ -115,11 +130,11 @@ std::optional<Operand> FromTorchHost(PyObject* x, const char* name) {
     // as it lies (2.15), so nothing may read or write such a tensor's bytes as its values.
     const std::string n = name;
     if (n == "x" && on_cpu) {
-      const py::object values = CallMethod(x, t.resolve_neg);  // a copy holding the values
+      const nb::object values = CallMethod(x, t.resolve_neg);  // a copy holding the values
       std::optional<Operand> o = FromTorchHost(values.ptr(), name);
       if (o) return o;
     }
-    throw py::value_error(
+    throw ValueError(
         n + " is a PyTorch tensor with the negative bit set (is_neg(): a view whose memory holds " +
         "the negated values); eltwise reads and writes memory as it lies: pass " +
         (n == "x" ? n + ".resolve_neg()" : std::string("a tensor without it")));
@@ -129,41 +144,42 @@ std::optional<Operand> FromTorchHost(PyObject* x, const char* name) {
     return std::nullopt;
   }
   Operand o;
-  const py::object dtype = Get(x, t.dtype);
+  const nb::object dtype = Get(x, t.dtype);
   const auto known = std::find_if(t.dtypes.begin(), t.dtypes.end(),
                                   [&](const auto& entry) { return entry.first == dtype.ptr(); });
   if (known == t.dtypes.end()) return std::nullopt;
   o.type = known->second;
-  const py::object shape = Get(x, t.shape);
-  const py::object strides = CallMethod(x, t.stride);
+  const nb::object shape = Get(x, t.shape);
+  const nb::object strides = CallMethod(x, t.stride);
   if (!PyTuple_Check(shape.ptr()) || !PyTuple_Check(strides.ptr()) ||
-      PyTuple_GET_SIZE(shape.ptr()) != PyTuple_GET_SIZE(strides.ptr())) {
+      PyTuple_Size(shape.ptr()) != PyTuple_Size(strides.ptr())) {
     return std::nullopt;
   }
-  const auto rank = static_cast<size_t>(PyTuple_GET_SIZE(shape.ptr()));
+  const auto rank = static_cast<size_t>(PyTuple_Size(shape.ptr()));
   o.sizes.resize(rank);
   o.strides.resize(rank);
   for (size_t i = 0; i < rank; ++i) {
-    const int64_t size = Int(PyTuple_GET_ITEM(shape.ptr(), static_cast<Py_ssize_t>(i)));
+    const int64_t size = Int(PyTuple_GetItem(shape.ptr(), static_cast<Py_ssize_t>(i)));
     if (size < 0) return std::nullopt;
     o.sizes[i] = static_cast<uint64_t>(size);
-    o.strides[i] = Int(PyTuple_GET_ITEM(strides.ptr(), static_cast<Py_ssize_t>(i)));
+    o.strides[i] = Int(PyTuple_GetItem(strides.ptr(), static_cast<Py_ssize_t>(i)));
   }
-  o.object = py::reinterpret_borrow<py::object>(x);
+  o.object = nb::borrow(x);
   o.origin = DataPointer(x);  // element (0, ..., 0): the storage's address plus the offset
   o.place = {DeviceKind::kCpu, 0};
   o.writable = true;
   return o;
 }
 
-py::object TorchEmptyLike(py::handle x) {
+nb::object TorchEmptyLike(nb::handle x) {
   const TorchObjects* torch = LoadedTorch();
-  if (torch == nullptr) return py::module_::import("torch").attr("empty_like")(x);
-  PyObject* result = PyObject_CallOneArg(torch->empty_like, x.ptr());
-  if (result == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(result);
+  if (torch == nullptr) return nb::module_::import_("torch").attr("empty_like")(x);
+  PyObject* args[] = {x.ptr()};  // the stable ABI's form of PyObject_CallOneArg
+  PyObject* result = PyObject_Vectorcall(torch->empty_like, args, 1, nullptr);
+  if (result == nullptr) throw nb::python_error();
+  return nb::steal(result);
 }
 
-std::byte* TorchDataPointer(py::handle tensor) { return DataPointer(tensor.ptr()); }
+std::byte* TorchDataPointer(nb::handle tensor) { return DataPointer(tensor.ptr()); }
 
 }  // namespace eltwise::python

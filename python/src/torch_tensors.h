@@ -9,8 +9,6 @@
 // time an object of a type named "Tensor" is seen.
 #pragma once
 
-#include <pybind11/pybind11.h>
-
 #include <optional>
 
 #include "operands.h"
@@ -26,9 +24,9 @@ bool IsTorchTensor(PyObject* x);
 std::optional<Operand> FromTorchHost(PyObject* x, const char* name);
 
 // torch.empty_like(x) (shape, dtype, device and, for dense tensors, strides like x).
-py::object TorchEmptyLike(py::handle x);
+nb::object TorchEmptyLike(nb::handle x);
 
 // tensor.data_ptr() of a tensor IsTorchTensor accepted.
-std::byte* TorchDataPointer(py::handle tensor);
+std::byte* TorchDataPointer(nb::handle tensor);
 
 }  // namespace eltwise::python

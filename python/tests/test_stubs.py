@@ -16,8 +16,8 @@ STUB = os.path.join(os.path.dirname(eltwise.__file__), "__init__.pyi")
 
 
 def signature_of(func):
-    """The function's signature (inspect.signature, or the line that starts a pybind11 docstring),
-    as an ast.arguments."""
+    """The function's signature (inspect.signature, or the line that starts the docstring of a
+    function written in C), as an ast.arguments."""
     try:
         line = func.__name__ + str(inspect.signature(func))
     except ValueError:
