@@ -46,22 +46,4 @@ void ThrowInvalid(const std::string& message) { ThrowStatus(InvalidArgument(mess
 
 std::string StrOf(PyObject* o) { return nb::cast<std::string>(nb::str(nb::handle(o))); }
 
-void SetPythonError(const nb::builtin_exception& e) {
-  PyObject* type = PyExc_RuntimeError;
-  switch (e.type()) {
-    case nb::exception_type::type_error:
-      type = PyExc_TypeError;
-      break;
-    case nb::exception_type::value_error:
-      type = PyExc_ValueError;
-      break;
-    case nb::exception_type::import_error:
-      type = PyExc_ImportError;
-      break;
-    default:
-      break;
-  }
-  PyErr_SetString(type, e.what());
-}
-
 }  // namespace eltwise::python

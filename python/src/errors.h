@@ -13,19 +13,18 @@ namespace eltwise::python {
 
 namespace nb = nanobind;
 
-// TypeError and ValueError with a composed message, thrown as C++ exceptions and raised in Python
-// where the call returns (nanobind's builtin exceptions take a C string, which they copy).
-inline nb::builtin_exception TypeError(const std::string& message) {
-  return nb::type_error(message.c_str());
+// `throw TypeError(message)`: sets Python's error and returns it as the C++ exception that carries
+// it to where the call returns (nanobind's functions and the entry points restore it there).
+inline nb::python_error TypeError(const std::string& message) {
+  PyErr_SetString(PyExc_TypeError, message.c_str());
+  return nb::python_error();
 }
-inline nb::builtin_exception ValueError(const std::string& message) {
-  return nb::value_error(message.c_str());
+inline nb::python_error ValueError(const std::string& message) {
+  PyErr_SetString(PyExc_ValueError, message.c_str());
+  return nb::python_error();
 }
 // str(o).
 std::string StrOf(PyObject* o);
-
-// Sets the Python error that `e` stands for (for entry points that are not nanobind's functions).
-void SetPythonError(const nb::builtin_exception& e);
 
 // Creates eltwise.EltwiseError (a ValueError) and returns it (a new reference, kept by the module
 // for its lifetime).

@@ -51,8 +51,6 @@ PyObject* Guarded(const Body& body) {
     return body().release().ptr();
   } catch (nb::python_error& e) {
     e.restore();
-  } catch (const nb::builtin_exception& e) {
-    SetPythonError(e);
   } catch (const std::bad_alloc&) {
     PyErr_NoMemory();
   } catch (const std::exception& e) {

@@ -175,9 +175,9 @@ nb::object NewArray(DataType type, std::span<const uint64_t> shape) {
   }
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] > static_cast<uint64_t>(NPY_MAX_INTP)) {
-      const std::string message =
-          "an output dimension of " + std::to_string(shape[i]) + " is larger than NumPy allows";
-      throw nb::value_error(message.c_str());
+      throw nb::value_error(
+          ("an output dimension of " + std::to_string(shape[i]) + " is larger than NumPy allows")
+              .c_str());
     }
     dims[i] = static_cast<npy_intp>(shape[i]);
   }

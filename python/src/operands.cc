@@ -132,16 +132,19 @@ Operand FromDLPack(nb::handle object, const char* name, uintptr_t stream) {
   // The producer orders its pending work before the stream eltwise runs on (the legacy default
   // stream, 1 in the DLPack protocol, unless the caller named one). Host producers take no stream.
   const nb::int_ dlpack_stream(stream == 0 ? uintptr_t{1} : stream);
-  const bool cuda = place.kind == DeviceKind::kCuda;
-  nb::object dlpack = object.attr("__dlpack__");
+  nb::dict kwargs;
+  if (place.kind == DeviceKind::kCuda) kwargs["stream"] = dlpack_stream;
   nb::object capsule;
-  try {
-    capsule = cuda ? dlpack(nb::arg("stream") = dlpack_stream,
-                            nb::arg("max_version") = nb::make_tuple(1, 0))
-                   : dlpack(nb::arg("max_version") = nb::make_tuple(1, 0));
-  } catch (nb::python_error& e) {
-    if (!e.matches(PyExc_TypeError)) throw;  // a producer without max_version (DLPack < 1.0)
-    capsule = cuda ? dlpack(nb::arg("stream") = dlpack_stream) : dlpack();
+  {
+    nb::dict versioned;
+    if (place.kind == DeviceKind::kCuda) versioned["stream"] = dlpack_stream;
+    versioned["max_version"] = nb::make_tuple(1, 0);
+    try {
+      capsule = object.attr("__dlpack__")(**versioned);
+    } catch (nb::python_error& e) {
+      if (!e.matches(PyExc_TypeError)) throw;  // a producer without max_version (DLPack < 1.0)
+      capsule = object.attr("__dlpack__")(**kwargs);
+    }
   }
   if (!PyCapsule_CheckExact(capsule.ptr())) {
     throw TypeError(n + ".__dlpack__() did not return a DLPack capsule");
@@ -248,9 +251,7 @@ nb::object AllocateLike(const Operand& x) {
     package = nb::module_::import_(module.substr(0, module.find('.')).c_str());
   } catch (nb::python_error&) {
   }
-  if (package.is_valid() && nb::hasattr(package, "empty_like")) {
-    return package.attr("empty_like")(x.object);
-  }
+  if (package && nb::hasattr(package, "empty_like")) return package.attr("empty_like")(x.object);
   if (x.place.kind == DeviceKind::kCpu) {
     return g_numpy->attr("empty")(nb::cast(x.sizes), nb::arg("dtype") = NumpyDtype(x.type));
   }
