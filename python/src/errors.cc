@@ -36,8 +36,8 @@ void ThrowStatus(const Status& status, const std::string& note) {
   PyObject* const raw_type =
       status.code() == StatusCode::kOutOfMemory ? g_out_of_memory_type : g_error_type;
   nb::object type = nb::borrow(raw_type);
-  nb::object error = type(nb::str((status.message() + note).c_str()));
-  error.attr("code") = nb::str(std::string(Name(status.code())).c_str());
+  nb::object error = type(status.message() + note);
+  error.attr("code") = std::string(Name(status.code()));
   PyErr_SetObject(raw_type, error.ptr());
   throw nb::python_error();
 }
