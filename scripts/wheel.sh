@@ -179,8 +179,9 @@ report_wheel() {
   ls -l "$1"
 }
 
-# The tag part of a wheel's name for CPython VERSION on ARCH, for finding it in the wheelhouse.
-wheel_glob() { echo "eltwise-*-cp${1/./}-cp${1/./}-manylinux*_$2.whl"; }
+# The tag part of a wheel's name for CPython VERSION on ARCH, for finding it in the wheelhouse: its
+# own ABI (cp311-cp311) or, from `build` on CPython 3.12, the stable ABI's (cp312-abi3).
+wheel_glob() { echo "eltwise-*-cp${1/./}-*-manylinux*_$2.whl"; }
 
 # The old-glibc root (scripts/old_glibc_root.sh) for VERSION on ARCH, made or reused; prints its
 # folder. The manylinux policies whose wheels it tests are $old_root_policy (2.28 or older).
