@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The Python wheels as users get them: one per CPython and architecture, each built here,
+# The Python wheels as users get them, each built here,
 # repaired by auditwheel (it bundles the shared libraries the wheel links: Highway; libonnx,
 # libonnx_proto and libprotobuf for eltwise._onnx, the C++ ONNX front end) and tested in a clean
 # environment of its own interpreter and architecture, where the system's Highway, ONNX and
-# protobuf are absent. All wheels land in OUT/wheelhouse (OUT defaults to build/wheel).
+# protobuf are absent. Per architecture and manylinux policy there are two: CPython 3.11's
+# (cp311-cp311) and the stable-ABI wheel (cp312-abi3) that serves 3.12 and every later CPython.
+# VERSION below names the interpreter: 3.11, or 3.12 and later for the cp312-abi3 wheel. All
+# wheels land in OUT/wheelhouse (OUT defaults to build/wheel).
 #
 #   bash scripts/wheel.sh build [OUT]   the wheel of $PYTHON (default python3) for this machine:
 #       `$PYTHON -m build --wheel` (scikit-build-core, in a temporary build folder outside the
@@ -14,14 +17,15 @@
 #       [test] extra from PyPI (onnx included), then the checks below with no LD_LIBRARY_PATH or
 #       PYTHONPATH and (as root) the system's Highway, ONNX and protobuf libraries hidden in a
 #       private mount namespace.
-#   bash scripts/wheel.sh build-for VERSION ARCH [OUT]   the wheel for Debian's CPython VERSION
-#       (3.11 from bookworm; 3.13, 3.14 and 3.15 from sid, whose root carries all three; 3.12,
-#       which no Debian suite has, from the old-glibc root below: `all` builds and tests its
-#       floor wheels only) on ARCH (x86_64, aarch64), built here against that interpreter,
-#       which runs from its root (scripts/debian_root.sh; under qemu-user for aarch64): the
-#       project's CMake with pyproject.toml's settings, the aarch64 cross compiler where ARCH is
-#       aarch64, the interpreter's own headers, NumPy's wheel for it from PyPI, the .dist-info
-#       from scikit-build-core (scripts/wheel_pack.py packs them), then auditwheel repair.
+#   bash scripts/wheel.sh build-for VERSION ARCH [OUT]   the wheel for VERSION 3.11 (cp311-cp311,
+#       against Debian bookworm's CPython 3.11) or 3.12 (cp312-abi3, against the CPython 3.12 of
+#       the old-glibc root below: no Debian suite has 3.12) on ARCH (x86_64, aarch64), built here
+#       against that interpreter, which runs from its root (scripts/debian_root.sh; under
+#       qemu-user for aarch64): the project's CMake with pyproject.toml's settings, run by PyPI's
+#       CMake (3.26 or newer, as pyproject.toml asks; a venv in $ELTWISE_WHEEL_TOOLS, default
+#       build/wheel-tools), the aarch64 cross compiler where ARCH is aarch64, the interpreter's own
+#       headers, NumPy's wheel for it from PyPI, the .dist-info from scikit-build-core
+#       (scripts/wheel_pack.py packs them), then auditwheel repair.
 #   bash scripts/wheel.sh build-floor VERSION ARCH [OUT]   the same wheel tagged manylinux_2_28 or
 #       older (glibc 2.28, NumPy's floor; auditwheel names the oldest policy the symbols allow,
 #       2_27 today), into OUT (default build/floor-wheel, apart from the other wheels, whose names
@@ -30,21 +34,22 @@
 #       (scripts/floor_toolchain.sh; its cache folder is $ELTWISE_FLOOR_DIR, default build/floor).
 #       No CUDA backend (README.md says why). Test it with test-in-root, or with test where ARCH is
 #       this machine's.
-#   bash scripts/wheel.sh test-in-root VERSION ARCH [OUT]   in a chroot of that Debian root (no
-#       compiler, no Highway, ONNX or protobuf): a venv of its python3.X, NumPy and the wheel's
-#       [test] extra from PyPI, then the checks below.
+#   bash scripts/wheel.sh test-in-root VERSION ARCH [OUT]   the wheel that serves CPython VERSION
+#       (3.11 from bookworm; 3.13, 3.14 and 3.15 from sid, whose root carries all three) in a
+#       chroot of that Debian root (no compiler, no Highway, ONNX or protobuf): a venv of its
+#       python3.X, NumPy and the wheel's [test] extra from PyPI, then the checks below.
 #   bash scripts/wheel.sh test-in-old-root VERSION ARCH [OUT]   the same for the wheel of the
 #       manylinux_2_28 policy or an older one in OUT/wheelhouse (default build/floor-wheel), in the old-glibc root
 #       (scripts/old_glibc_root.sh: Debian bullseye, glibc 2.31, with a CPython 3.11 or 3.12 built
 #       there; 3.11 and 3.12 only; on aarch64 cross-built, and run under qemu-user): the proof that
 #       the wheel runs on a glibc older than the build's. 3.12's root is also the interpreter its
 #       wheels are built against (no Debian suite has CPython 3.12).
-#   bash scripts/wheel.sh all [OUT]     every wheel and every test: build and test (python3), the
-#       same for python3.12 where one is installed (Debian has none), and build-for plus
-#       test-in-root for 3.11, 3.13, 3.14 and 3.15 on x86_64 and aarch64, then the floor wheels
-#       beside OUT in floor-wheel: CPython 3.11's (build-floor and test-in-old-root on x86_64 and
-#       aarch64, test on x86_64), 3.12's (build-floor and test-in-old-root on both) and 3.13's to
-#       3.15's (build-floor and test-in-root on both).
+#   bash scripts/wheel.sh all [OUT]     every wheel and every test, on x86_64 and aarch64: 3.11's
+#       (build here, build-for for aarch64) and the cp312-abi3 wheel (build-for 3.12), tested in
+#       the Debian roots (3.11, 3.13, 3.14, 3.15); the floor wheels beside OUT in floor-wheel,
+#       3.11's and cp312-abi3 (build-floor), tested on glibc 2.31 (test-in-old-root 3.11 and
+#       3.12) and the cp312-abi3 one in the Debian roots' 3.13 to 3.15; then this machine's 3.11
+#       and (with a python3.12 here, e.g. pyenv's) 3.12 wheels in venvs here (test).
 #
 # The checks, in the clean environment: ldd of every shared object in the installed `eltwise`
 # package resolves everything, Highway, ONNX and protobuf are linked and come from the venv (the
@@ -179,9 +184,30 @@ report_wheel() {
   ls -l "$1"
 }
 
-# The tag part of a wheel's name for CPython VERSION on ARCH, for finding it in the wheelhouse: its
-# own ABI (cp311-cp311) or, from `build` on CPython 3.12, the stable ABI's (cp312-abi3).
-wheel_glob() { echo "eltwise-*-cp${1/./}-*-manylinux*_$2.whl"; }
+# The Python and ABI tags of the wheel that serves CPython VERSION: its own for 3.11 and older
+# (cp311-cp311), the stable ABI's from 3.12 on (cp312-abi3: one wheel for 3.12 and every later
+# CPython; python/CMakeLists.txt builds it with CMake 3.26 or newer).
+wheel_tag_of() {
+  local minor=${1#3.}
+  if [ "$minor" -ge 12 ]; then echo cp312-abi3; else echo "cp3$minor-cp3$minor"; fi
+}
+# The name of that wheel for ARCH in a wheelhouse, as a glob (any manylinux policy).
+wheel_glob() { echo "eltwise-*-$(wheel_tag_of "$1")-manylinux*_$2.whl"; }
+
+# CMake for the wheels that build-for and build-floor configure: PyPI's, 3.26 or newer, as
+# pyproject.toml asks of `pip install .` (Development.SABIModule, for the stable ABI). A venv
+# made once in $ELTWISE_WHEEL_TOOLS (default build/wheel-tools); prints its bin folder.
+wheel_cmake_bin() {
+  local tools
+  tools=$(realpath -m "${ELTWISE_WHEEL_TOOLS:-build/wheel-tools}")
+  if ! "$tools/bin/cmake" --version >/dev/null 2>&1; then
+    rm -rf "$tools"
+    python3 -m venv "$tools" >&2
+    PIP_ROOT_USER_ACTION=ignore "$tools/bin/python" -m pip install -q --disable-pip-version-check \
+      'cmake>=3.26' >&2
+  fi
+  echo "$tools/bin"
+}
 
 # The old-glibc root (scripts/old_glibc_root.sh) for VERSION on ARCH, made or reused; prints its
 # folder. The manylinux policies whose wheels it tests are $old_root_policy (2.28 or older).
@@ -284,6 +310,12 @@ test)
 build-for | build-floor)
   [ $# -ge 3 ] || { echo "usage: bash scripts/wheel.sh $command VERSION ARCH [OUT]" >&2; exit 2; }
   version=$2 arch=$3
+  case "$version" in
+  3.11 | 3.12) ;;
+  3.1[3-9]) echo "wheel: CPython $version takes the cp312-abi3 wheel: $command 3.12 $arch" >&2; exit 2 ;;
+  *) echo "wheel: VERSION is 3.11 or 3.12 (the stable-ABI wheel for 3.12 and later), not $version" >&2
+     exit 2 ;;
+  esac
   floor=""
   default_out=build/wheel
   if [ "$command" = build-floor ]; then
@@ -292,6 +324,7 @@ build-for | build-floor)
   fi
   out=$(realpath -m "${4:-$default_out}")
   abi=cp${version/./}
+  tag=$(wheel_tag_of "$version")
   target=$out/$abi-$arch
   debian_arch=$(debian_arch_of "$arch")
   # The interpreter the wheel is built against: Debian's in a Debian root, or for 3.12 (no Debian
@@ -371,34 +404,44 @@ for key, value in settings["cmake"]["define"].items(): print(f"-D{key}={value}")
            -DONNX_DIR="$onnx/usr/lib/$arch-linux-gnu/cmake/ONNX")
     export LD_LIBRARY_PATH="$onnx/usr/lib/$arch-linux-gnu"  # for auditwheel's search
   fi
-  echo "wheel: configuring for CPython $version on $arch ($debian_root)"
-  cmake -S "$root" -B "$target/cmake" -G Ninja "${defines[@]}" "${cross[@]}" -DSKBUILD=ON \
+  cmake_bin=$(wheel_cmake_bin)
+  echo "wheel: configuring $tag for $arch with CPython $version ($debian_root)," \
+    "$("$cmake_bin/cmake" --version | head -1)"
+  "$cmake_bin/cmake" -S "$root" -B "$target/cmake" -G Ninja "${defines[@]}" "${cross[@]}" -DSKBUILD=ON \
     -DCMAKE_INSTALL_PREFIX="$target/tree" -DPython_EXECUTABLE="$target/python" \
     -DPython_INCLUDE_DIR="$target/include" -Dnanobind_DIR="$(python3 -m nanobind --cmake_dir)"
   if [ -n "$floor" ]; then
     # Only what the wheel installs and what that needs (zig's clang is slow on Highway's SIMD
     # targets; without eltwise._onnx the static library is not built at all).
     modules=(eltwise_python eltwise_runtime)
-    if cmake --build "$target/cmake" --target help | grep -q '^eltwise_python_onnx:'; then
+    if "$cmake_bin/cmake" --build "$target/cmake" --target help |
+      grep -q '^eltwise_python_onnx:'; then
       modules+=(eltwise_python_onnx)
     fi
-    cmake --build "$target/cmake" --target "${modules[@]}"
+    "$cmake_bin/cmake" --build "$target/cmake" --target "${modules[@]}"
   else
-    cmake --build "$target/cmake"
+    "$cmake_bin/cmake" --build "$target/cmake"
   fi
-  cmake --install "$target/cmake"
+  "$cmake_bin/cmake" --install "$target/cmake"
+  # The extensions' file names say which ABI nanobind built for; the tag must say the same.
+  suffix=".cpython-${abi#cp}-"
+  [ "$tag" = cp312-abi3 ] && suffix=.abi3.
+  for module in _core _onnx; do
+    compgen -G "$target/tree/eltwise/$module$suffix*so" >/dev/null || {
+      echo "wheel: no eltwise/$module$suffix*so for $tag in $target/tree:" \
+        "$(cd "$target/tree" && find . -name '*.so')" >&2; exit 1; }
+  done
   if [ -n "$floor" ]; then
     # zig's clang emits DWARF by default, also into the static dependencies.
     find "$target/tree" -name '*.so*' -type f -exec "$arch-linux-gnu-strip" --strip-debug {} +
   fi
-  # Only the .dist-info: no CMake runs, so the CMake version pyproject.toml asks of a build (3.26,
-  # for the stable ABI, which these per-version builds do not use) is not required of this one.
-  SKBUILD_CMAKE_VERSION=">=3.22" python3 -c '
+  # Only the .dist-info (scikit-build-core checks pyproject.toml's CMake version: PyPI's is first).
+  PATH="$cmake_bin:$PATH" "$(command -v python3)" -c '
 import sys
 from scikit_build_core.build import prepare_metadata_for_build_wheel
 print(prepare_metadata_for_build_wheel(sys.argv[1]))' "$target/metadata" >/dev/null
   packed=$(python3 scripts/wheel_pack.py "$target/tree" "$target"/metadata/eltwise-*.dist-info \
-    "$abi-$abi-linux_$arch" "$target/dist")
+    "$tag-linux_$arch" "$target/dist")
   # --plat names only this machine's architecture's policies; auditwheel's default is the oldest
   # policy the wheel's symbols allow.
   python3 -m auditwheel repair --wheel-dir "$out/wheelhouse" "$packed"
@@ -428,7 +471,7 @@ test-in-old-root)
     echo "usage: bash scripts/wheel.sh test-in-old-root VERSION ARCH [OUT]" >&2; exit 2; }
   version=$2 arch=$3
   out=$(realpath -m "${4:-build/floor-wheel}")
-  glob="eltwise-*-cp${version/./}-cp${version/./}-*${old_root_policy}_$arch.whl"
+  glob="eltwise-*-$(wheel_tag_of "$version")-*${old_root_policy}_$arch.whl"
   mapfile -t floor < <(compgen -G "$out/wheelhouse/$glob" || true)
   [ ${#floor[@]} -eq 1 ] || {
     echo "wheel: not one $glob in $out/wheelhouse: ${floor[*]}" >&2; exit 1; }
@@ -442,52 +485,46 @@ all)
     "$@"
     echo "wheel: $* took $((SECONDS - start)) s"
   }
+  # CPython 3.11 on this machine (python3): `build`, tested in a venv here.
   timed bash scripts/wheel.sh build "$out"
   timed bash scripts/wheel.sh test "$out"
-  # The first python3.12 that runs and has the build module (a pyenv shim on PATH may not run).
+  # The first python3.12 that runs and makes venvs (a pyenv shim on PATH may not run), where one
+  # is installed (Debian has none): the cp312-abi3 wheels are also tested in a venv of it here.
   python312=""
   for candidate in $(command -v python3.12 || true) \
     $(compgen -G "$HOME/.pyenv/versions/3.12*/bin/python3.12" | sort -rV || true); do
-    if "$candidate" -c 'import build' >/dev/null 2>&1; then python312=$candidate && break; fi
+    if "$candidate" -c 'import venv' >/dev/null 2>&1; then python312=$candidate && break; fi
   done
-  if [ -n "$python312" ]; then
-    PYTHON=$python312 timed bash scripts/wheel.sh build "$out"
-    PYTHON=$python312 timed bash scripts/wheel.sh test "$out"
-  else
-    echo "wheel: no python3.12 with the build module: no cp312 wheel"
-  fi
+  floor_out=$(dirname "$out")/floor-wheel
   for arch in x86_64 aarch64; do
-    for version in 3.11 3.13 3.14 3.15; do
-      # This machine's own CPython 3.11 wheel is `build`'s.
-      if [ "$arch" != "$(uname -m)" ] || [ "$version" != 3.11 ] ||
-        [ "$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != 3.11 ]; then
-        timed bash scripts/wheel.sh build-for "$version" "$arch" "$out"
-      fi
+    # manylinux_2_35: 3.11's (x86_64's is `build`'s), then the cp312-abi3 wheel, tested in the
+    # Debian roots' 3.13, 3.14 and 3.15 (no Debian root has 3.12; the old-glibc root's refuses
+    # manylinux_2_35).
+    [ "$arch" = "$(uname -m)" ] || timed bash scripts/wheel.sh build-for 3.11 "$arch" "$out"
+    timed bash scripts/wheel.sh test-in-root 3.11 "$arch" "$out"
+    timed bash scripts/wheel.sh build-for 3.12 "$arch" "$out"
+    for version in 3.13 3.14 3.15; do
       timed bash scripts/wheel.sh test-in-root "$version" "$arch" "$out"
     done
-  done
-  # The floor wheels: x86_64 in a venv here and on glibc 2.31, aarch64 on glibc 2.31 under
-  # qemu-user (both Debian bullseye with a CPython 3.11 built for it); then CPython 3.12's, on
-  # glibc 2.31 on both (bullseye with a CPython 3.12 built for it: the only 3.12 wheels for
-  # aarch64).
-  floor_out=$(dirname "$out")/floor-wheel
-  timed bash scripts/wheel.sh build-floor 3.11 x86_64 "$floor_out"
-  timed bash scripts/wheel.sh test "$floor_out"
-  for version in 3.11 3.12; do
-    for arch in x86_64 aarch64; do
-      if [ "$version" != 3.11 ] || [ "$arch" != x86_64 ]; then
-        timed bash scripts/wheel.sh build-floor "$version" "$arch" "$floor_out"
-      fi
+    # The floor wheels (manylinux_2_28 or older), 3.11's and cp312-abi3: on glibc 2.31 in the
+    # old-glibc roots (Debian bullseye with a CPython 3.11 or 3.12 built for it), and the
+    # cp312-abi3 one also in the Debian roots' 3.13, 3.14 and 3.15.
+    for version in 3.11 3.12; do
+      timed bash scripts/wheel.sh build-floor "$version" "$arch" "$floor_out"
       timed bash scripts/wheel.sh test-in-old-root "$version" "$arch" "$floor_out"
     done
-  done
-  # The later CPythons' floor wheels, in their Debian roots (no old-glibc root has them).
-  for arch in x86_64 aarch64; do
     for version in 3.13 3.14 3.15; do
-      timed bash scripts/wheel.sh build-floor "$version" "$arch" "$floor_out"
       timed bash scripts/wheel.sh test-in-root "$version" "$arch" "$floor_out"
     done
   done
+  # This machine's floor wheel for 3.11, and both cp312-abi3 wheels on 3.12, in venvs here.
+  timed bash scripts/wheel.sh test "$floor_out"
+  if [ -n "$python312" ]; then
+    PYTHON=$python312 timed bash scripts/wheel.sh test "$out"
+    PYTHON=$python312 timed bash scripts/wheel.sh test "$floor_out"
+  else
+    echo "wheel: no python3.12 here: the cp312-abi3 wheels' 3.12 test is the old-glibc root's only"
+  fi
   ls -l "$out"/wheelhouse "$floor_out"/wheelhouse
   ;;
 *)
