@@ -181,6 +181,11 @@ report_wheel() {
     exit 1
   fi
   python3 -m auditwheel show "$1"
+  # A stable-ABI wheel must use nothing outside CPython 3.12's limited API (--strict: any
+  # violation or version mismatch fails).
+  if [[ "$(basename "$1")" == *-cp312-abi3-* ]]; then
+    "$(wheel_tools_bin)/abi3audit" --strict --summary "$1"
+  fi
   ls -l "$1"
 }
 
@@ -194,17 +199,18 @@ wheel_tag_of() {
 # The name of that wheel for ARCH in a wheelhouse, as a glob (any manylinux policy).
 wheel_glob() { echo "eltwise-*-$(wheel_tag_of "$1")-manylinux*_$2.whl"; }
 
-# CMake for the wheels that build-for and build-floor configure: PyPI's, 3.26 or newer, as
-# pyproject.toml asks of `pip install .` (Development.SABIModule, for the stable ABI). A venv
-# made once in $ELTWISE_WHEEL_TOOLS (default build/wheel-tools); prints its bin folder.
-wheel_cmake_bin() {
+# Tools from PyPI in a venv made once in $ELTWISE_WHEEL_TOOLS (default build/wheel-tools); prints
+# its bin folder. CMake, 3.26 or newer, as pyproject.toml asks of `pip install .`
+# (Development.SABIModule, for the stable ABI), for the wheels build-for and build-floor
+# configure; abi3audit, which checks a cp312-abi3 wheel's extensions against the stable ABI.
+wheel_tools_bin() {
   local tools
   tools=$(realpath -m "${ELTWISE_WHEEL_TOOLS:-build/wheel-tools}")
-  if ! "$tools/bin/cmake" --version >/dev/null 2>&1; then
+  if ! "$tools/bin/cmake" --version >/dev/null 2>&1 || ! [ -x "$tools/bin/abi3audit" ]; then
     rm -rf "$tools"
     python3 -m venv "$tools" >&2
     PIP_ROOT_USER_ACTION=ignore "$tools/bin/python" -m pip install -q --disable-pip-version-check \
-      'cmake>=3.26' >&2
+      'cmake>=3.26' abi3audit >&2
   fi
   echo "$tools/bin"
 }
@@ -404,7 +410,7 @@ for key, value in settings["cmake"]["define"].items(): print(f"-D{key}={value}")
            -DONNX_DIR="$onnx/usr/lib/$arch-linux-gnu/cmake/ONNX")
     export LD_LIBRARY_PATH="$onnx/usr/lib/$arch-linux-gnu"  # for auditwheel's search
   fi
-  cmake_bin=$(wheel_cmake_bin)
+  cmake_bin=$(wheel_tools_bin)
   echo "wheel: configuring $tag for $arch with CPython $version ($debian_root)," \
     "$("$cmake_bin/cmake" --version | head -1)"
   "$cmake_bin/cmake" -S "$root" -B "$target/cmake" -G Ninja "${defines[@]}" "${cross[@]}" -DSKBUILD=ON \
