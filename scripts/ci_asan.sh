@@ -27,7 +27,7 @@ fi
 
 build=build/asan-ci
 step "configure and build (preset asan, no ONNX front end)"
-cmake --preset asan -B "$build" -DELTWISE_BUILD_ONNX=OFF "$(sanitizer_build_flags)" >/dev/null
+cmake --preset asan -B "$build" -DELTWISE_BUILD_ONNX=OFF "$(sanitizer_build_flags every_target)" >/dev/null
 cmake --build "$build" -j2 --target eltwise_tests eltwise_cli eltwise_cli_tests
 
 export GTEST_BRIEF=1

@@ -42,11 +42,25 @@ sharded() {
 # The CMake argument of the sanitizer stages' builds (RelWithDebInfo): line tables only (-g1:
 # enough for the sanitizers' stack traces; a third quicker to compile than -g, measured on the
 # gathered-kernel source under ASan), and on an x86-64 CPU without AVX-512 no AVX-512 Highway
-# targets, whose kernels those stages could not run there anyway.
+# targets, whose kernels those stages could not run there anyway: `every_target`. With
+# `best_x86_target`, of the x86 targets only the best this CPU runs (AVX3 or AVX2; Highway's
+# baseline target stays).
 sanitizer_build_flags() {
-  local flags="-O2 -g1 -DNDEBUG"
-  if [ "$(uname -m)" = x86_64 ] && ! grep -qw avx512f /proc/cpuinfo; then
-    flags+=" -DHWY_DISABLED_TARGETS=384"  # HWY_AVX3 | HWY_AVX3_DL (hwy/detect_targets.h)
+  local flags="-O2 -g1 -DNDEBUG" disabled=0
+  if [ "$(uname -m)" = x86_64 ]; then
+    # Bits of hwy/detect_targets.h: AVX3_DL 128, AVX3 256, AVX2 512, SSE4 2048, SSSE3 4096.
+    local avx512="" avx2=""
+    grep -qw avx512f /proc/cpuinfo && avx512=1
+    grep -qw avx2 /proc/cpuinfo && avx2=1
+    [ -n "$avx512" ] || disabled=$((128 | 256))
+    if [ "${1:-}" = best_x86_target ]; then
+      if [ -n "$avx512" ]; then
+        disabled=$((128 | 512 | 2048 | 4096))
+      elif [ -n "$avx2" ]; then
+        disabled=$((128 | 256 | 2048 | 4096))
+      fi
+    fi
   fi
+  if [ "$disabled" -ne 0 ]; then flags+=" -DHWY_DISABLED_TARGETS=$disabled"; fi
   echo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$flags"
 }
