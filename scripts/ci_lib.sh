@@ -46,20 +46,20 @@ sharded() {
 # `best_x86_target`, of the x86 targets only the best this CPU runs (AVX3 or AVX2; Highway's
 # baseline target stays).
 sanitizer_build_flags() {
-  local flags="-O2 -g1 -DNDEBUG" disabled=0
+  local flags="-O2 -g1 -DNDEBUG" disabled=0 best=older
   if [ "$(uname -m)" = x86_64 ]; then
-    # Bits of hwy/detect_targets.h: AVX3_DL 128, AVX3 256, AVX2 512, SSE4 2048, SSSE3 4096.
-    local avx512="" avx2=""
-    grep -qw avx512f /proc/cpuinfo && avx512=1
-    grep -qw avx2 /proc/cpuinfo && avx2=1
-    [ -n "$avx512" ] || disabled=$((128 | 256))
-    if [ "${1:-}" = best_x86_target ]; then
-      if [ -n "$avx512" ]; then
-        disabled=$((128 | 512 | 2048 | 4096))
-      elif [ -n "$avx2" ]; then
-        disabled=$((128 | 256 | 2048 | 4096))
-      fi
+    if grep -qw avx512f /proc/cpuinfo; then
+      best=avx3
+    elif grep -qw avx2 /proc/cpuinfo; then
+      best=avx2
     fi
+    # Bits of hwy/detect_targets.h: AVX3_DL 128, AVX3 256, AVX2 512, SSE4 2048, SSSE3 4096.
+    case "$1/$best" in
+    best_x86_target/avx3) disabled=$((128 | 512 | 2048 | 4096)) ;;
+    best_x86_target/avx2) disabled=$((128 | 256 | 2048 | 4096)) ;;
+    */avx3) ;;
+    *) disabled=$((128 | 256)) ;;
+    esac
   fi
   if [ "$disabled" -ne 0 ]; then flags+=" -DHWY_DISABLED_TARGETS=$disabled"; fi
   echo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$flags"

@@ -225,7 +225,7 @@ recipe=2
 check_recipe() {
   if [ "$(cat "$dir/$arch/recipe" 2>/dev/null)" != "$recipe" ]; then
     rm -rf "${dir:?}/$arch/build" "${dir:?}/$arch/prefix"
-    mkdir -p "$dir/$arch" && echo "$recipe" >"$dir/$arch/recipe"
+    echo "$recipe" >"$dir/$arch/recipe"
   fi
 }
 
