@@ -9,6 +9,10 @@
 //   op/<function>/<dtype>/<layout>/<bytes>           a compiled operator through Execute (all
 //                                                    threads)
 //   copy/memcpy/<bytes>, copy/memset/<bytes>         baselines on the calling thread
+//   kernel/F16CRoundTripBound/RoundHalvesToNearestEven/float16/<bytes>
+//                                                    F16C's widen, round and narrow alone (x86-64
+//                                                    with AVX2 and F16C): what no F16C route of
+//                                                    f16 Round beats on the CPU
 //   access/<read|write>/<strip>B_strips/row<R>_pitch<P>/<bytes>
 //                                                    reads or writes alone, one thread: a matrix
 //                                                    of rows of R bytes P apart, strip by strip
@@ -36,6 +40,13 @@
 #include "cpu/kernel_dispatch.h"
 #include "eltwise/eltwise.h"
 #include "measure_support.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define ELTWISE_BENCH_F16C_BOUND 1
+#else
+#define ELTWISE_BENCH_F16C_BOUND 0
+#endif
 
 namespace eltwise {
 namespace {
@@ -70,6 +81,26 @@ void KernelBenchmark(benchmark::State& state, ContiguousKernel kernel, size_t es
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * n * esize));
 }
+
+#if ELTWISE_BENCH_F16C_BOUND
+// The instructions of f16 Round to nearest even through F16C and nothing else: 16 halves at a
+// time widened straight from memory (the fastest form on Zen 3), rounded in f32 with the rounding
+// in the instruction, narrowed and stored; no NaN lanes put back, whole vectors only (n a multiple
+// of 16). Not exact for signaling NaNs, so not a kernel: the bound the F16C route's kernels
+// approach, for the in-cache f16 Round figures.
+__attribute__((target("avx2,f16c"))) void F16CRoundTripBound(const std::byte* in, std::byte* out,
+                                                             size_t n) {
+  const auto* src = reinterpret_cast<const __m128i*>(in);
+  auto* dst = reinterpret_cast<__m128i*>(out);
+  for (size_t i = 0; i + 16 <= n; i += 16, src += 2, dst += 2) {
+    const __m256 lower = _mm256_cvtph_ps(_mm_loadu_si128(src));
+    const __m256 upper = _mm256_cvtph_ps(_mm_loadu_si128(src + 1));
+    constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    _mm_storeu_si128(dst, _mm256_cvtps_ph(_mm256_round_ps(lower, kNearest), kNearest));
+    _mm_storeu_si128(dst + 1, _mm256_cvtps_ph(_mm256_round_ps(upper, kNearest), kNearest));
+  }
+}
+#endif
 
 // A square matrix of `bytes` transposed by one target's tile kernel, tile by tile (edges of 128
 // int8, 64 16/32-bit, 32 64-bit elements, as the CPU backend cuts them), on one thread.
@@ -203,6 +234,16 @@ void RegisterAll() {
       }
     }
   }
+#if ELTWISE_BENCH_F16C_BOUND
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) {
+    for (uint64_t bytes : {uint64_t{4} << 10, uint64_t{64} << 10}) {
+      const std::string name =
+          "kernel/F16CRoundTripBound/RoundHalvesToNearestEven/float16/" + bench::SizeName(bytes);
+      benchmark::RegisterBenchmark(name.c_str(), KernelBenchmark, &F16CRoundTripBound, size_t{2},
+                                   bytes);
+    }
+  }
+#endif
   // Transposed-tile kernels of every target, in cache (256 KiB) and out of it (64 MiB).
   for (const NamedKernelTable& table : AvailableKernelTables()) {
     for (DataType type :
