@@ -37,8 +37,11 @@ struct CacheTuning {
   // slow, the integer domain was 1.02-2.0x faster across the five modes
   // (docs/data/epyc-zen3-2026-11-29/f16_round_routes.jsonl); once F16C's route checked NaN lanes
   // only once, it stayed faster there for those two modes only (f16_round_nan_once.jsonl in the
-  // same folder). On an Intel Xeon with AVX-512 F16C was 2-3x faster than the integer domain then
-  // (docs/performance.md).
+  // same folder). Once the contiguous kernels widened straight from memory (RoundF16FromMemoryOp),
+  // F16C outran it toward zero there too, so those kernels take F16C for every mode but ties away
+  // (docs/data/epyc-zen3-2026-11-30/f16_round_from_memory_first.jsonl); the transposed and
+  // gathered ones, unmeasured in that form, keep the integer domain for both modes. On an Intel
+  // Xeon with AVX-512 F16C was 2-3x faster than the integer domain (docs/performance.md).
   bool f16_round_in_integers = false;
 };
 

@@ -13,8 +13,8 @@ struct NamedKernelTable {
   std::string_view name;  // "reference", or the SIMD target ("AVX2", "AVX3", ...)
   const KernelTable* table;
   // A target's second table, with another route where the faster one depends on the CPU (AVX2:
-  // f16 Round toward zero and ties away in the integer domain, CacheTuning::f16_round_in_integers);
-  // its name says which.
+  // f16 Round ties away, and toward zero outside the contiguous kernels, in the integer domain,
+  // CacheTuning::f16_round_in_integers); its name says which.
   bool variant = false;
 };
 // Every kernel table this build has that this CPU can run: the reference table first, then one per

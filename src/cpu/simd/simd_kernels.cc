@@ -72,11 +72,21 @@ HWY_INLINE void ScalarLoop(const std::byte* in, std::byte* out, size_t n) {
   }
 }
 
+// Op on the vector at src: Op::ApplyAt where Op reads its operands itself (ContiguousOp).
+template <class Op, class D>
+HWY_INLINE hn::Vec<D> ApplyLoaded(D d, const hn::TFromD<D>* src) {
+  if constexpr (kAppliesAt<Op, D>) {
+    return Op::ApplyAt(d, src);
+  } else {
+    return Op::Apply(d, hn::LoadU(d, src));
+  }
+}
+
 template <class Op, class D>
 HWY_INLINE void Step(D d, const std::byte* in, std::byte* out, size_t i) {
   using Lane = hn::TFromD<D>;
-  const auto v = hn::LoadU(d, reinterpret_cast<const Lane*>(in) + i);
-  hn::StoreU(Op::Apply(d, v), d, reinterpret_cast<Lane*>(out) + i);
+  hn::StoreU(ApplyLoaded<Op>(d, reinterpret_cast<const Lane*>(in) + i), d,
+             reinterpret_cast<Lane*>(out) + i);
 }
 
 // Up to n < Lanes(full vector): 128-bit vectors (one last overlapping), else scalar.
@@ -104,14 +114,19 @@ void VectorKernel(const std::byte* in, std::byte* out, size_t n) {
   for (; i + 4 * lanes <= n; i += 4 * lanes) {
     const Lane* src = reinterpret_cast<const Lane*>(in) + i;
     Lane* dst = reinterpret_cast<Lane*>(out) + i;
-    const auto v0 = hn::LoadU(d, src);
-    const auto v1 = hn::LoadU(d, src + lanes);
-    const auto v2 = hn::LoadU(d, src + 2 * lanes);
-    const auto v3 = hn::LoadU(d, src + 3 * lanes);
-    hn::StoreU(Op::Apply(d, v0), d, dst);
-    hn::StoreU(Op::Apply(d, v1), d, dst + lanes);
-    hn::StoreU(Op::Apply(d, v2), d, dst + 2 * lanes);
-    hn::StoreU(Op::Apply(d, v3), d, dst + 3 * lanes);
+    if constexpr (kAppliesAt<Op, decltype(d)>) {
+      for (size_t k = 0; k < 4; ++k)
+        hn::StoreU(Op::ApplyAt(d, src + k * lanes), d, dst + k * lanes);
+    } else {
+      const auto v0 = hn::LoadU(d, src);
+      const auto v1 = hn::LoadU(d, src + lanes);
+      const auto v2 = hn::LoadU(d, src + 2 * lanes);
+      const auto v3 = hn::LoadU(d, src + 3 * lanes);
+      hn::StoreU(Op::Apply(d, v0), d, dst);
+      hn::StoreU(Op::Apply(d, v1), d, dst + lanes);
+      hn::StoreU(Op::Apply(d, v2), d, dst + 2 * lanes);
+      hn::StoreU(Op::Apply(d, v3), d, dst + 3 * lanes);
+    }
   }
   for (; i + lanes <= n; i += lanes) Step<Op>(d, in, out, i);
   if (i < n) Step<Op>(d, in, out, n - lanes);
@@ -136,10 +151,15 @@ void VectorKernelStream(const std::byte* in, std::byte* out, size_t n) {
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
     const Lane* src = reinterpret_cast<const Lane*>(in) + i;
     Lane* dst = reinterpret_cast<Lane*>(out) + i;
-    const auto v0 = hn::LoadU(d, src);
-    const auto v1 = hn::LoadU(d, src + lanes);
-    hn::Stream(Op::Apply(d, v0), d, dst);
-    hn::Stream(Op::Apply(d, v1), d, dst + lanes);
+    if constexpr (kAppliesAt<Op, decltype(d)>) {
+      hn::Stream(Op::ApplyAt(d, src), d, dst);
+      hn::Stream(Op::ApplyAt(d, src + lanes), d, dst + lanes);
+    } else {
+      const auto v0 = hn::LoadU(d, src);
+      const auto v1 = hn::LoadU(d, src + lanes);
+      hn::Stream(Op::Apply(d, v0), d, dst);
+      hn::Stream(Op::Apply(d, v1), d, dst + lanes);
+    }
   }
   VectorKernel<Op, Functor, T>(in + i * sizeof(T), out + i * sizeof(T), n - i);
   hwy::FlushStream();
@@ -206,8 +226,9 @@ KernelTable MakeTable() {
     if constexpr (std::is_same_v<Tail, CopyFunctor>) {
       table.contiguous[f][t] = &CopyKernelT<T>;
     } else {
-      table.contiguous[f][t] = &VectorKernel<Op, Tail, T>;
-      table.contiguous_stream[f][t] = &VectorKernelStream<Op, Tail, T>;
+      using Contiguous = typename ContiguousOp<Op>::type;
+      table.contiguous[f][t] = &VectorKernel<Contiguous, Tail, T>;
+      table.contiguous_stream[f][t] = &VectorKernelStream<Contiguous, Tail, T>;
     }
   });
   FillTransposedKernels<kF16RoundInIntegers>(table);
@@ -223,8 +244,9 @@ const KernelTable* GetTargetTable() {
 }
 
 #if ELTWISE_HWY_F16_ROUND_ROUTES
-// The same with f16 Round toward zero and ties away in the integer domain (RoutedOp), the table
-// CacheTuning::f16_round_in_integers picks on CPUs whose F16C conversions are slow.
+// The same with f16 Round ties away, and toward zero outside the contiguous kernels, in the
+// integer domain (RoutedOp, ContiguousOp), the table CacheTuning::f16_round_in_integers picks on
+// CPUs whose F16C conversions are slow.
 const KernelTable* GetF16IntegerTable() {
   static const KernelTable table = MakeTable<true>();
   return &table;

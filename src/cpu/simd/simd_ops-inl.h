@@ -331,8 +331,59 @@ struct RoundF16Op {
     return hn::IfThenElse(IsNaNBits<float16_t>(d, v), v, hn::BitCast(d, hn::DemoteTo(df16, r)));
   }
 };
+
+// RoundF16Op as the contiguous kernels run it on AVX2 (ContiguousOp): ApplyAt reads its vector of
+// 16 lanes itself, each half widened straight from memory and the NaN lanes found in a whole
+// load of their own, so that no register feeds both the conversions and the 16-bit ops. On Zen 3
+// the one-register form ran at about two thirds of this one's speed: VCVTPH2PS from a register
+// that the 16-bit ops also read (docs/performance.md, "float16 Round: F16C or the integer
+// domain"). Apply (RoundF16Op's) serves vectors of at most 8 lanes, where a half would not fill an
+// f32 vector.
+template <RoundingMode kMode>
+struct RoundF16FromMemoryOp : RoundF16Op<kMode> {
+  using Wide = int16_t;
+  template <class D>
+  static HWY_INLINE hn::Vec<D> ApplyAt(D d, const int16_t* p) {
+    const hn::Half<D> dh;
+    const hn::Rebind<float, decltype(dh)> df;
+    const hn::Rebind<hwy::float16_t, decltype(dh)> dh16;
+    const auto rounded_half = [&](const int16_t* q) {
+      const auto wide = hn::PromoteTo(df, hn::BitCast(dh16, hn::LoadU(dh, q)));
+      return hn::BitCast(dh, hn::DemoteTo(dh16, RoundFloatAnyNaN<kMode, false>(df, wide)));
+    };
+    const auto lower = rounded_half(p);
+    const auto upper = rounded_half(p + hn::Lanes(dh));
+    const auto v = hn::LoadU(d, p);
+    return hn::IfThenElse(IsNaNBits<float16_t>(d, v), v, hn::Combine(d, upper, lower));
+  }
+};
 #endif
 #endif  // ELTWISE_HWY_EXPLICIT_ROUND
+
+// The op the contiguous kernels run for Op: Op itself, or a form that reads its operands from
+// memory (ApplyAt), where that measured faster. On AVX2, f16 Round through F16C takes
+// RoundF16FromMemoryOp; so does toward zero where the table routes it to the integer domain
+// (RoutedOp, for the other kernel families), which the F16C form from memory outran on Zen 3
+// (1.25x). Ties away stays in the integer domain there, still 1.4x faster.
+template <class Op>
+struct ContiguousOp {
+  using type = Op;
+};
+#if ELTWISE_HWY_EXPLICIT_ROUND && ELTWISE_HWY_NATIVE_F16 && HWY_TARGET == HWY_AVX2
+template <RoundingMode kMode>
+struct ContiguousOp<RoundF16Op<kMode>> {
+  using type = RoundF16FromMemoryOp<kMode>;
+};
+template <>
+struct ContiguousOp<RoundF16IntOp<RoundingMode::kTowardZero>> {
+  using type = RoundF16FromMemoryOp<RoundingMode::kTowardZero>;
+};
+#endif
+// Whether Op reads its operands itself (Op::ApplyAt(d, pointer)) rather than taking a vector.
+template <class Op, class D>
+inline constexpr bool kAppliesAt = requires(D d, const typename Op::Lane* p) {
+  Op::ApplyAt(d, p);
+};
 
 // The identity on unsigned lanes of sizeof(T) (copies).
 template <class T>
@@ -442,7 +493,8 @@ struct VectorImpl<Functor, T, true> {
 // integer domain's for f16 Round toward zero and ties away. Those two modes are the ones the
 // integer domain runs faster on AMD family 25 (Zen 3), where this table runs; ties-even and ceil
 // run faster there through F16C once its NaN lanes are checked only once, and floor about as fast
-// (it goes with ceil; docs/performance.md, "float16 Round: F16C or the integer domain").
+// (it goes with ceil; docs/performance.md, "float16 Round: F16C or the integer domain"). The
+// contiguous kernels take F16C from memory toward zero all the same (ContiguousOp).
 template <bool kF16RoundInIntegers, class Functor, class T, class Op>
 struct RoutedOp {
   using type = Op;
