@@ -227,6 +227,12 @@ def medians(records, label):
     return cases
 
 
+def dtypes_of(records):
+    """The records' types: DTYPES' order first, then any other in the order they were recorded."""
+    recorded = list(dict.fromkeys(r["dtype"] for r in records))
+    return [d for d in DTYPES if d in recorded] + [d for d in recorded if d not in DTYPES]
+
+
 def per_type_lines(records, before, after):
     """A table of after's quotient over before per type: cases, how many gained, the quotients."""
     old, new = case_medians(records, before), case_medians(records, after)
@@ -237,7 +243,7 @@ def per_type_lines(records, before, after):
     out = ["", f"{after} against {before} per type: each case's quotient of median ratios "
            f"({after} / {before}) over the layouts, sizes and ops.", "",
            "| type | cases | faster | quotient: median (min–max) |", "| --- | --- | --- | --- |"]
-    for dtype in DTYPES:
+    for dtype in dtypes_of(records):
         q = quotients.get(dtype)
         if q:
             out.append(f"| {dtype} | {len(q)} | {sum(x > 1 for x in q)} | "
@@ -252,7 +258,7 @@ def report_file(path):
     layouts = [lay for lay in LAYOUTS if any(r["layout"] == lay for r in records)]
     newest = records[-1]
     runs = len({r["run"] for r in records})
-    dtypes = ", ".join(d for d in DTYPES if any(r["dtype"] == d for r in records))
+    dtypes = ", ".join(dtypes_of(records))
     ops = " and ".join(dict.fromkeys(r["op"] for r in records))
     out = [f"**{newest.get('cpu', 'CPU not recorded')}**, {cache_text(newest)}; {ops} on {dtypes}; "
            f"{newest['threads']} threads; `{path}`, {len(records)} records, {runs} run{'s' if runs > 1 else ''}"
