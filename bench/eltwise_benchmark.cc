@@ -216,6 +216,27 @@ void StripAccessBenchmark(benchmark::State& state, size_t row_bytes, size_t pitc
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * rows * row_bytes));
 }
 
+// The access/ cases of one matrix size: reads and writes, rows of 2048 and 4096 bytes, packed and
+// 64 bytes further apart, in strips of 64, 256 and 1024 bytes and row by row.
+void RegisterStripAccesses(uint64_t access_bytes) {
+  for (const bool write : {false, true}) {
+    for (size_t row_bytes : {size_t{2048}, size_t{4096}}) {
+      for (size_t pad : {size_t{0}, size_t{64}}) {
+        for (size_t strip : {size_t{64}, size_t{256}, size_t{1024}, row_bytes}) {
+          const std::string name =
+              std::string("access/") + (write ? "write/" : "read/") + std::to_string(strip) +
+              "B_strips/row" + std::to_string(row_bytes) + "_pitch" +
+              std::to_string(row_bytes + pad) + "/" + bench::SizeName(access_bytes);
+          benchmark::RegisterBenchmark(
+              name.c_str(), write ? StripAccessBenchmark<true> : StripAccessBenchmark<false>,
+              row_bytes, row_bytes + pad, strip, access_bytes)
+              ->UseRealTime();
+        }
+      }
+    }
+  }
+}
+
 void RegisterAll() {
   // Kernels of every target, in-cache sizes (compute-bound regime).
   for (const NamedKernelTable& table : AvailableKernelTables()) {
@@ -315,25 +336,15 @@ void RegisterAll() {
     }
   }
   // Strip reads and writes of the row sizes of the power-of-two transposes (int8 2048², float32
-  // 1024²) and of the same rows 64 bytes further apart, at 4 MiB: in the last level here, out of
-  // L2 (the size where transposes fall furthest behind a copy).
-  const uint64_t access_bytes = uint64_t{4} << 20;
-  for (const bool write : {false, true}) {
-    for (size_t row_bytes : {size_t{2048}, size_t{4096}}) {
-      for (size_t pad : {size_t{0}, size_t{64}}) {
-        for (size_t strip : {size_t{64}, size_t{256}, size_t{1024}, row_bytes}) {
-          const std::string name =
-              std::string("access/") + (write ? "write/" : "read/") + std::to_string(strip) +
-              "B_strips/row" + std::to_string(row_bytes) + "_pitch" +
-              std::to_string(row_bytes + pad) + "/" + bench::SizeName(access_bytes);
-          benchmark::RegisterBenchmark(
-              name.c_str(), write ? StripAccessBenchmark<true> : StripAccessBenchmark<false>,
-              row_bytes, row_bytes + pad, strip, access_bytes)
-              ->UseRealTime();
-        }
-      }
-    }
+  // 1024²) and of the same rows 64 bytes further apart, at 4 MiB (in the last level of a 32 MiB
+  // L3, out of L2: where transposes fall furthest behind a copy) and at 128 MiB (four times it),
+  // with a memcpy of each size beside them.
+  for (const uint64_t access_bytes : {uint64_t{4} << 20, uint64_t{128} << 20}) {
+    RegisterStripAccesses(access_bytes);
   }
+  benchmark::RegisterBenchmark("copy/memcpy/128MiB", CopyBenchmark, bench::Baseline::kMemcpy,
+                               uint64_t{128} << 20)
+      ->UseRealTime();
   for (uint64_t bytes : Sizes()) {
     benchmark::RegisterBenchmark(("copy/memcpy/" + bench::SizeName(bytes)).c_str(), CopyBenchmark,
                                  bench::Baseline::kMemcpy, bytes)

@@ -16,9 +16,9 @@ accesses against a copy (access/ cases).
 selects (Google Benchmark's JSON, --benchmark_min_time 0.1), and appends one record per case and
 run: its label, name and time per call, and the CPU and caches `eltwise info` reports.
 
-`record-access` runs the access/<read|write>/<strip>B_strips/row<R>_pitch<P>/<size> cases and
-copy/memcpy/<size> --runs times (--benchmark_min_time 0.2), and appends one record per case and
-run, as `record` does.
+`record-access` runs the access/<read|write>/<strip>B_strips/row<R>_pitch<P>/<size> cases (4 MiB
+and 128 MiB) and copy/memcpy/<size> --runs times (--benchmark_min_time 0.2), and appends one record
+per case and run, as `record` does.
 
 `report` writes the `kernel_routes` section from the files its begin marker names: per case (a
 kernel table, function, type and size) the median time per call over the runs of each binary, and
@@ -75,7 +75,8 @@ def record(args):
 
 
 def record_access(args):
-    run_benchmarks(args.eltwise, [(None, args.benchmark)], "^(access/|copy/memcpy/4MiB)", 0.2, args.out, args.runs)
+    run_benchmarks(args.eltwise, [(None, args.benchmark)], "^(access/|copy/memcpy/(4|128)MiB/)", 0.2, args.out,
+                   args.runs)
 
 
 def read_records(path):
