@@ -261,7 +261,7 @@ def report_file(path):
     dtypes = ", ".join(dtypes_of(records))
     ops = " and ".join(dict.fromkeys(r["op"] for r in records))
     out = [f"**{newest.get('cpu', 'CPU not recorded')}**, {cache_text(newest)}; {ops} on {dtypes}; "
-           f"{newest['threads']} threads; `{path}`, {len(records)} records, {runs} run{'s' if runs > 1 else ''}"
+           f"{newest['threads']} thread{'s' if newest['threads'] != 1 else ''}; `{path}`, {len(records)} records, {runs} run{'s' if runs > 1 else ''}"
            + (f" alternating {' / '.join(labels)}" if len(labels) > 1 else "") + ".", ""]
     heads = " | ".join(size_name(s).replace("K", " KiB").replace("M", " MiB").replace("G", " GiB")
                        for s in sizes)

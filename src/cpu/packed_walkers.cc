@@ -33,7 +33,9 @@ ContiguousKernel ContiguousKernelFor(const KernelTable& table, const Plan& plan,
 // Fills `bytes` bytes at `out` with out[i] = pattern[i % 8] (kernel_table.h). Fills of more than
 // kStringFillBytes (in total, over all threads) use `rep stosq` on x86-64: like the library
 // memset, it writes whole lines without reading them first; below that the vector stores of the
-// kernel table win (chosen by measurement on x86-64; see docs/performance.md).
+// kernel table win. Measured on a Zen 5 VM (1 MiB of L2: vector stores ahead at 512 KiB, behind
+// from 2 MiB); on a Zen 3 VM (512 KiB of L2) a switch at L2's size lost at 640 KiB and 1 MiB, so
+// it is not derived from the caches (docs/performance.md).
 constexpr uint64_t kStringFillBytes = uint64_t{1} << 20;
 void FillRun(const KernelTable& table, std::byte* out, size_t bytes, const std::byte* pattern,
              bool large) {
