@@ -364,7 +364,8 @@ struct RoundF16FromMemoryOp : RoundF16Op<kMode> {
 // memory (ApplyAt), where that measured faster. On AVX2, f16 Round through F16C takes
 // RoundF16FromMemoryOp; so does toward zero where the table routes it to the integer domain
 // (RoutedOp, for the other kernel families), which the F16C form from memory outran on Zen 3
-// (1.25x). Ties away stays in the integer domain there, still 1.4x faster.
+// (1.25-1.3x). Ties away stays in the integer domain there, still 1.3-1.6x faster
+// (docs/data/epyc-zen3-2026-11-30/f16_round_from_memory*.jsonl).
 template <class Op>
 struct ContiguousOp {
   using type = Op;
