@@ -337,10 +337,11 @@ struct RoundF16Op {
 // load of their own, so that no register feeds both the conversions and the 16-bit ops. On Zen 3
 // the one-register form ran at about two thirds of this one's speed: VCVTPH2PS from a register
 // that the 16-bit ops also read (docs/performance.md, "float16 Round: F16C or the integer
-// domain"). Apply (RoundF16Op's) serves vectors of at most 8 lanes, where a half would not fill an
-// f32 vector.
+// domain"). The kernels call ApplyAt for every vector they take, the 128-bit ones of short runs
+// too (halves of 4 lanes), so the op has no Apply.
 template <RoundingMode kMode>
-struct RoundF16FromMemoryOp : RoundF16Op<kMode> {
+struct RoundF16FromMemoryOp {
+  using Lane = int16_t;
   using Wide = int16_t;
   template <class D>
   static HWY_INLINE hn::Vec<D> ApplyAt(D d, const int16_t* p) {
