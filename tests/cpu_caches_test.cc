@@ -160,18 +160,29 @@ CacheTuning TuningOfCpu(const char* vendor, unsigned family, unsigned model) {
   return TuningFor(caches);
 }
 
-// Non-temporal stores on one thread past the last level: measured to gain on Zen 3 EPYC (AMD
-// family 25, models 0-15) only.
-TEST(CacheTuning, OneThreadStreamingOnTheFamilyItWasMeasuredOn) {
-  auto with = [](const char* vendor, unsigned family, unsigned model) {
-    return TuningOfCpu(vendor, family, model).stream_one_thread_past_last_level;
+// Non-temporal stores past the last level: measured to gain on one thread on Zen 3 EPYC (AMD
+// family 25, models 0-15), and on 1 and 2 threads on an Intel Xeon (family 6, model 207).
+TEST(CacheTuning, StreamingThreadsOnTheFamiliesItWasMeasuredOn) {
+  auto threads = [](const char* vendor, unsigned family, unsigned model) {
+    return TuningOfCpu(vendor, family, model).stream_past_last_level_threads;
   };
-  EXPECT_TRUE(with("AuthenticAMD", 25, 1));
-  EXPECT_TRUE(with("AuthenticAMD", 25, 15));
-  EXPECT_FALSE(with("AuthenticAMD", 25, 16));  // Zen 4 (Genoa): not measured
-  EXPECT_FALSE(with("AuthenticAMD", 26, 2));   // Zen 5: tied
-  EXPECT_FALSE(with("GenuineIntel", 6, 1));
-  EXPECT_FALSE(with("", 0, 0));  // not x86
+  EXPECT_EQ(threads("AuthenticAMD", 25, 1), 1);
+  EXPECT_EQ(threads("AuthenticAMD", 25, 15), 1);
+  EXPECT_EQ(threads("AuthenticAMD", 25, 16), 0);  // Zen 4 (Genoa): not measured
+  EXPECT_EQ(threads("AuthenticAMD", 26, 2), 0);   // Zen 5: tied on one thread, lost on 2
+  EXPECT_GE(threads("GenuineIntel", 6, 207), 1024);
+  EXPECT_GE(threads("GenuineIntel", 6, 143), 1024);  // the same family
+  EXPECT_EQ(threads("GenuineIntel", 19, 1), 0);      // another Intel family: not measured
+  EXPECT_EQ(threads("", 0, 0), 0);                   // not x86
+}
+
+// Rows stream with those contiguous outputs from the row length each family gained at: every row
+// on Zen 3; on Intel rows of 4000 bytes gained and rows of 1000 bytes lost.
+TEST(CacheTuning, StreamedRowLengthOnTheFamiliesItWasMeasuredOn) {
+  EXPECT_EQ(TuningOfCpu("AuthenticAMD", 25, 1).stream_row_bytes, 0u);
+  const uint64_t intel = TuningOfCpu("GenuineIntel", 6, 207).stream_row_bytes;
+  EXPECT_GT(intel, 1000u);
+  EXPECT_LE(intel, 4000u);
 }
 
 // Scattered transposed outputs stream from the size the others do on Zen 3 EPYC (AMD family 25,
@@ -226,7 +237,8 @@ TEST(CacheTuning, MachineTuningIsThisMachinesDerivation) {
   EXPECT_EQ(got.transpose_tile_edge, want.transpose_tile_edge);
   EXPECT_EQ(got.stream_output_bytes, want.stream_output_bytes);
   EXPECT_EQ(got.stream_scattered_output_bytes, want.stream_scattered_output_bytes);
-  EXPECT_EQ(got.stream_one_thread_past_last_level, want.stream_one_thread_past_last_level);
+  EXPECT_EQ(got.stream_past_last_level_threads, want.stream_past_last_level_threads);
+  EXPECT_EQ(got.stream_row_bytes, want.stream_row_bytes);
   EXPECT_EQ(got.f16_round_in_integers, want.f16_round_in_integers);
 }
 

@@ -1,8 +1,15 @@
 #include "cpu/cache_tuning.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace eltwise::cpu {
+namespace {
+
+// The shortest rows measured to gain from streaming on Intel (CacheTuning::stream_row_bytes).
+constexpr uint64_t kIntelStreamRowBytes = 4000;
+
+}  // namespace
 
 CacheTuning TuningFor(const CpuCaches& caches) {
   CacheTuning tuning;
@@ -24,7 +31,9 @@ CacheTuning TuningFor(const CpuCaches& caches) {
       zen3 ? tuning.stream_output_bytes
            : std::min(tuning.stream_output_bytes,
                       caches.l2_bytes != 0 ? 4 * caches.l2_bytes : last / 16);
-  tuning.stream_one_thread_past_last_level = zen3;
+  const bool intel = caches.x86_vendor == "GenuineIntel" && caches.x86_family == 6;
+  tuning.stream_past_last_level_threads = intel ? std::numeric_limits<int>::max() : (zen3 ? 1 : 0);
+  tuning.stream_row_bytes = intel ? kIntelStreamRowBytes : 0;
   tuning.f16_round_in_integers = amd_family_25;
   return tuning;
 }

@@ -26,11 +26,21 @@ struct CacheTuning {
   // transposes of 4-8 MiB, docs/data/epyc-zen3-2026-11-29/scattered_stream.jsonl), while a Xeon
   // VM had gained at 4 MiB.
   uint64_t stream_scattered_output_bytes = 0;
-  // Contiguous and row outputs larger than the last level, on one thread, are written with
-  // non-temporal stores. A choice of the microarchitecture, by measurement: on AMD family 25
-  // models 0-15 (Zen 3 EPYC) one thread gained 1.49x at 128 MiB (docs/performance.md); on a Zen 5
-  // VM it tied, and on 2 threads it lost on both, so it is off elsewhere and on more threads.
-  bool stream_one_thread_past_last_level = false;
+  // Contiguous and row outputs larger than the last level are written with non-temporal stores
+  // on at most this many threads (0: never). A choice of the microarchitecture, by measurement:
+  // on AMD family 25 models 0-15 (Zen 3 EPYC) one thread gained 1.49x at 128 MiB and 2 threads
+  // lost (docs/performance.md), so 1; on a Zen 5 VM one thread tied and 2 lost, so 0 elsewhere.
+  // On an Intel Xeon (family 6, model 207), whose glibc memcpy streams past the last level,
+  // eltwise without them ran at 0.56-0.63 of it at 1040 MiB on 1 and 2 threads, and gained with
+  // them on both (docs/data/xeon-emeraldrapids-2026-11-30/stream_past_last_level.jsonl), so there
+  // every thread count streams.
+  int stream_past_last_level_threads = 0;
+  // Rows stream on those terms only when each row has at least this many bytes: each row's
+  // partial last line takes ordinary stores between streamed ones. On Zen 3 rows of 1000 and 4000
+  // bytes both gained (1.15x -> 1.22x a copy); on the Xeon above rows of 4000 bytes gained and
+  // rows of 1000 bytes lost
+  // (docs/data/xeon-emeraldrapids-2026-11-30/stream_one_thread_first.jsonl).
+  uint64_t stream_row_bytes = 0;
   // f16 Round on AVX2 in the 16-bit integer domain, for toward zero and ties away, rather than
   // through F16C's conversions. A choice of the microarchitecture, by measurement
   // (eltwise_benchmark kernel/AVX2/Round*/float16): on AMD family 25 (Zen 3), where VCVTPS2PH is

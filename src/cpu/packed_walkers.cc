@@ -13,19 +13,21 @@
 namespace eltwise::cpu {
 namespace {
 
-// Non-temporal stores for outputs larger than the last-level cache on one thread, where the
-// microarchitecture gains from them (CacheTuning::stream_one_thread_past_last_level). On 2 threads
-// a large call through the API ran slower against a copy with them than without (x86-64;
-// docs/performance.md, "Where the tuning constants come from").
-bool UseStreamingStores(uint64_t output_bytes, int threads) {
-  return threads == 1 && MachineTuning().stream_one_thread_past_last_level &&
-         output_bytes > MachineCaches().LastLevelBytes();
+// Non-temporal stores for outputs larger than the last-level cache, on the thread counts where the
+// microarchitecture gains from them (CacheTuning::stream_past_last_level_threads), and for rows
+// of at least CacheTuning::stream_row_bytes (docs/performance.md, "Where the tuning constants
+// come from").
+bool UseStreamingStores(uint64_t output_bytes, int threads, uint64_t row_bytes) {
+  const CacheTuning& tuning = MachineTuning();
+  return threads <= tuning.stream_past_last_level_threads &&
+         output_bytes > MachineCaches().LastLevelBytes() && row_bytes >= tuning.stream_row_bytes;
 }
 
-// The contiguous kernel for a plan with `output_bytes` bytes of output on `threads` threads.
+// The contiguous kernel for a plan with `output_bytes` bytes of output, in rows of `row_bytes`,
+// on `threads` threads.
 ContiguousKernel ContiguousKernelFor(const KernelTable& table, const Plan& plan,
-                                     uint64_t output_bytes, int threads) {
-  return UseStreamingStores(output_bytes, threads)
+                                     uint64_t output_bytes, int threads, uint64_t row_bytes) {
+  return UseStreamingStores(output_bytes, threads, row_bytes)
              ? table.ContiguousStream(plan.function, plan.type)
              : table.Contiguous(plan.function, plan.type);
 }
@@ -79,7 +81,7 @@ void RunContiguous(const KernelTable& table, const Plan& plan, const std::byte* 
   const uint64_t n = plan.element_count;
   const uint64_t bytes = n * esize;
   threads = ThreadsFor(threads, 2 * bytes);
-  const ContiguousKernel kernel = ContiguousKernelFor(table, plan, bytes, threads);
+  const ContiguousKernel kernel = ContiguousKernelFor(table, plan, bytes, threads, bytes);
   if (threads == 1) {
     kernel(input, output, n);
     return;
@@ -108,7 +110,7 @@ void RunRows(const KernelTable& table, const Plan& plan, const std::byte* input,
   const uint64_t row_bytes = row_elements * esize;
   const uint64_t total = rows * row_bytes;
   threads = ThreadsFor(threads, 2 * total);
-  const ContiguousKernel kernel = ContiguousKernelFor(table, plan, total, threads);
+  const ContiguousKernel kernel = ContiguousKernelFor(table, plan, total, threads, row_bytes);
   if (threads == 1 && outer == 1) {  // one outer dim (small 2-d calls): plain pointer steps
     const ptrdiff_t in_step = plan.input_strides[0] * static_cast<ptrdiff_t>(esize);
     const ptrdiff_t out_step = plan.output_strides[0] * static_cast<ptrdiff_t>(esize);
