@@ -151,6 +151,26 @@ TEST(CpuKernelTables, ContiguousAndStreamingMatchReferenceAtEveryLengthAndOffset
   }
 }
 
+// The streamed copy kernels (Round on integers past the last level) take memmove from 16 MiB, a
+// whole call on one thread, and stream below it: runs on either side of that limit, out of place
+// at an odd offset, each byte checked against the input.
+TEST(CpuKernelTables, StreamedCopyKernelsAroundTheMemmoveLimit) {
+  const size_t limit = size_t{16} << 20;
+  std::vector<std::byte> input(limit + 64), output(limit + 64);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::byte>((i * 131) >> 3);
+  for (const NamedKernelTable& table : AvailableKernelTables()) {
+    const ContiguousKernel kernel =
+        table.table->ContiguousStream(Function::kRoundHalvesToNearestEven, DataType::kUInt8);
+    for (size_t n : {limit - 65, limit}) {
+      std::fill(output.begin(), output.end(), std::byte{0x5a});
+      kernel(input.data() + 1, output.data() + 3, n);
+      EXPECT_EQ(std::memcmp(output.data() + 3, input.data() + 1, n), 0) << table.name << " n=" << n;
+      EXPECT_EQ(output[2], std::byte{0x5a}) << table.name;
+      EXPECT_EQ(output[3 + n], std::byte{0x5a}) << table.name << " n=" << n;
+    }
+  }
+}
+
 // The copy kernels (Round on integers) of every table switch from a vector loop to memmove at
 // 32 KiB: lengths around that limit, at every element size, out of place at odd offsets and in
 // place. Partial overlaps of copies are covered through the API (InPlaceAndPartialOverlap).
@@ -906,11 +926,12 @@ void ExpectPlanOutput(const KernelTable& table, const Plan& plan, DataType type,
 
 // A contiguous call and a rows call larger than the last-level cache on one thread (which take
 // non-temporal stores where CacheTuning says so) and on two, through the best table, against the
-// reference: Sign on float32, an output one element past a cache line. Skipped where the last
-// level reported is over 256 MiB.
+// reference: Sign on float32, an output one element past a cache line, rows of 4 KiB (which
+// stream wherever contiguous outputs do). Skipped where the last level reported is over 512 MiB
+// (about 1.6 GiB of buffers).
 TEST(CpuLayouts, PastTheLastLevelCache) {
   const uint64_t last = cpu::MachineCaches().LastLevelBytes();
-  if (last > (uint64_t{256} << 20)) GTEST_SKIP() << "last-level cache " << last << " bytes";
+  if (last > (uint64_t{512} << 20)) GTEST_SKIP() << "last-level cache " << last << " bytes";
   const DataType type = DataType::kFloat32;
   const uint64_t n = (last + (uint64_t{1} << 20)) / 4;
   const NamedKernelTable table = AvailableKernelTables().back();
