@@ -198,15 +198,18 @@ void PatternFill(std::byte* out, size_t bytes, const std::byte* pattern) {
 // memmove is the faster (chosen by measurement on x86-64 with eltwise bench; see
 // docs/performance.md). Larger or overlapping runs take memmove, which is exact for any overlap.
 constexpr size_t kMemmoveCopyBytes = size_t{32} << 10;
+// Whether runs of `bytes` bytes at `in` and `out` share no byte.
+bool DisjointRuns(const std::byte* in, const std::byte* out, size_t bytes) {
+  const auto in_at = reinterpret_cast<uintptr_t>(in);
+  const auto out_at = reinterpret_cast<uintptr_t>(out);
+  return in_at + bytes <= out_at || out_at + bytes <= in_at;
+}
 void CopyKernel(const std::byte* in, std::byte* out, size_t n, size_t element_size) {
   const size_t bytes = n * element_size;
   if (in == out || bytes == 0) return;
   const hn::ScalableTag<uint8_t> d;
   const size_t lanes = hn::Lanes(d);
-  const auto in_at = reinterpret_cast<uintptr_t>(in);
-  const auto out_at = reinterpret_cast<uintptr_t>(out);
-  const bool disjoint = in_at + bytes <= out_at || out_at + bytes <= in_at;
-  if (!disjoint || bytes >= kMemmoveCopyBytes || bytes < lanes) {
+  if (!DisjointRuns(in, out, bytes) || bytes >= kMemmoveCopyBytes || bytes < lanes) {
     std::memmove(out, in, bytes);
     return;
   }
@@ -217,6 +220,7 @@ template <class T>
 void CopyKernelT(const std::byte* in, std::byte* out, size_t n) {
   CopyKernel(in, out, n, sizeof(T));
 }
+
 // The copy with non-temporal stores, where the walkers stream (contiguous_stream), for the runs
 // that memmove would not stream itself: the tasks of a call on several threads. A run of
 // kMemmoveStreamBytes or more is a whole call on one thread, and takes memmove, which streams by
@@ -228,9 +232,7 @@ constexpr size_t kMemmoveStreamBytes = size_t{16} << 20;
 template <class T>
 void CopyStreamKernelT(const std::byte* in, std::byte* out, size_t n) {
   const size_t bytes = n * sizeof(T);
-  const auto in_at = reinterpret_cast<uintptr_t>(in);
-  const auto out_at = reinterpret_cast<uintptr_t>(out);
-  if (bytes < kMemmoveStreamBytes && (in_at + bytes <= out_at || out_at + bytes <= in_at)) {
+  if (bytes < kMemmoveStreamBytes && DisjointRuns(in, out, bytes)) {
     VectorKernelStream<IdentityOp<uint8_t>, CopyFunctor, uint8_t>(in, out, bytes);
   } else {
     CopyKernel(in, out, n, sizeof(T));
